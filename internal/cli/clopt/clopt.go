@@ -1,0 +1,174 @@
+// Package clopt parses command lines the way LLVM's cl::opt library does,
+// for the drop-in personalities (llvm-offload-binary, clang-offload-bundler):
+// "-name" and "--name" are the same option, values are given as
+// "-name=value" or "-name value", booleans accept "=true|false|1|0",
+// list options may split values on commas, and "--" ends option parsing.
+// Error texts copy LLVM's so scripts that match on them keep working.
+package clopt
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Opt describes one option.
+type Opt struct {
+	Name   string // without dashes
+	Value  bool   // takes a value
+	Comma  bool   // value is a comma-separated list (cl::CommaSeparated)
+	Help   string
+	Meta   string // value placeholder for help
+	Hidden bool
+}
+
+// Set is a table of options for one program.
+type Set struct {
+	Prog string // stem used in messages, e.g. "llvm-offload-binary"
+	Path string // argv[0] as typed, used in "Try: '<path> --help'"
+	Opts []Opt
+}
+
+// Result holds what was parsed.
+type Result struct {
+	Values     map[string][]string // option name → values, in order ("true"/"false" for flags)
+	Positional []string
+}
+
+// Has reports whether the option occurred.
+func (r *Result) Has(name string) bool { _, ok := r.Values[name]; return ok }
+
+// Last returns the last value of an option ("" if absent).
+func (r *Result) Last(name string) string {
+	v := r.Values[name]
+	if len(v) == 0 {
+		return ""
+	}
+	return v[len(v)-1]
+}
+
+// All returns every value of an option.
+func (r *Result) All(name string) []string { return r.Values[name] }
+
+// Bool returns a flag's final state.
+func (r *Result) Bool(name string) bool {
+	v := r.Last(name)
+	return v == "true" || v == "1" || v == "TRUE" || v == "True"
+}
+
+// Error is a command-line error; Text is the complete multi-line message
+// LLVM would print (each line already prefixed with the program name).
+type Error struct{ Text string }
+
+func (e *Error) Error() string { return strings.TrimRight(e.Text, "\n") }
+
+func (s *Set) find(name string) *Opt {
+	for i := range s.Opts {
+		if s.Opts[i].Name == name {
+			return &s.Opts[i]
+		}
+	}
+	return nil
+}
+
+// Parse parses args (without argv[0]).
+func (s *Set) Parse(args []string) (*Result, error) {
+	r := &Result{Values: map[string][]string{}}
+	add := func(o *Opt, v string) {
+		if o.Comma {
+			r.Values[o.Name] = append(r.Values[o.Name], strings.Split(v, ",")...)
+		} else {
+			r.Values[o.Name] = append(r.Values[o.Name], v)
+		}
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			r.Positional = append(r.Positional, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			r.Positional = append(r.Positional, a)
+			continue
+		}
+		body := strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		name, val, hasVal := strings.Cut(body, "=")
+		o := s.find(name)
+		if o == nil {
+			return nil, s.unknown(a, name)
+		}
+		if !o.Value {
+			if hasVal {
+				switch val {
+				case "true", "TRUE", "True", "1":
+					val = "true"
+				case "false", "FALSE", "False", "0":
+					val = "false"
+				default:
+					return nil, &Error{Text: fmt.Sprintf("%s: for the %s option: '%s' is invalid value for boolean argument! Try 0 or 1\n", s.Prog, dashes(o.Name), val)}
+				}
+				r.Values[o.Name] = append(r.Values[o.Name], val)
+			} else {
+				r.Values[o.Name] = append(r.Values[o.Name], "true")
+			}
+			continue
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				return nil, &Error{Text: fmt.Sprintf("%s: for the %s option: requires a value!\n", s.Prog, dashes(o.Name))}
+			}
+			i++
+			val = args[i]
+		}
+		add(o, val)
+	}
+	return r, nil
+}
+
+func dashes(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// unknown builds LLVM's two-line unknown-argument message with a
+// nearest-option suggestion.
+func (s *Set) unknown(arg, name string) error {
+	text := fmt.Sprintf("%s: Unknown command line argument '%s'.  Try: '%s --help'\n", s.Prog, arg, s.Path)
+	best, bestD := "", 1<<30
+	cands := []string{"help", "help-list", "version"}
+	for _, o := range s.Opts {
+		cands = append(cands, o.Name)
+	}
+	sort.Strings(cands)
+	for _, c := range cands {
+		if d := editDistance(name, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if best != "" {
+		text += fmt.Sprintf("%s: Did you mean '%s'?\n", s.Prog, dashes(best))
+	}
+	return &Error{Text: text}
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
