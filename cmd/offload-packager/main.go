@@ -1,0 +1,8 @@
+// Command offload-packager creates, extracts, inspects and embeds offload
+// packages. Invoked as llvm-offload-binary or clang-offload-packager it is a
+// drop-in replacement for that LLVM tool.
+package main
+
+import "os"
+
+func main() { os.Exit(run(os.Args[0], os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/offload-kit/offload-kit/internal/cli"
+	"github.com/offload-kit/offload-kit/internal/driver/packager"
+)
+
+// personality returns which LLVM tool argv[0] names, tolerating version
+// suffixes such as "llvm-offload-binary-22".
+func personality(argv0 string) string {
+	s := cli.Stem(argv0)
+	for _, p := range []string{"llvm-offload-binary", "clang-offload-packager", "clang-offload-bundler"} {
+		if s == p || strings.HasPrefix(s, p+"-") || strings.HasSuffix(s, p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// run is main without os.Exit, so tests can call it.
+func run(argv0 string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	switch personality(argv0) {
+	case "llvm-offload-binary", "clang-offload-packager":
+		env := &packager.Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Tool: argv0}
+		return cli.ExitCode(stderr, argv0, packager.OffloadBinaryMain(env, argv0, args))
+	case "clang-offload-bundler":
+		return runBundler(argv0, args, stdin, stdout, stderr)
+	}
+	env := &packager.Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Tool: "offload-packager"}
+	root := newRootCmd(env, nil)
+	root.SetOut(stdout)
+	root.SetIn(stdin)
+	return cli.Main(root, "offload-packager", args, stderr)
+}
+
+// runF receives the parsed options of a subcommand; nil runs the driver.
+type runF func(cmd string, opts any) error
+
+func newRootCmd(env *packager.Env, rf runF) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "offload-packager",
+		Short: "Create, extract, inspect and embed offload packages",
+		Long: `offload-packager works with the containers that carry device code in fat
+objects: LLVM OffloadBinary packages, clang-offload-bundler bundles,
+NVIDIA fatbins and AdaptiveCpp HCF.
+
+Invoked as llvm-offload-binary or clang-offload-packager (through a symlink),
+it behaves exactly like LLVM 22's llvm-offload-binary; invoked as
+clang-offload-bundler, like that tool.`,
+		Version: packager.Version,
+	}
+	call := func(name string, opts any, real func() error) error {
+		if rf != nil {
+			return rf(name, opts)
+		}
+		return real()
+	}
+
+	create := &cobra.Command{
+		Use:                "create -o OUTPUT --image=file=F,triple=T,arch=A,kind=K [--image=...]...",
+		Short:              "Package device images (llvm-offload-binary -o ... --image=...)",
+		DisableFlagParsing: true,
+		Example:            "  offload-packager create -o pkg.out --image=file=dev.o,triple=x86_64-unknown-linux-gnu,arch=generic,kind=openmp",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return call("create", args, func() error {
+				return packager.OffloadBinaryMain(env, "offload-packager", args)
+			})
+		},
+	}
+
+	var ex packager.ExtractOptions
+	var exTriple, exArch, exKind, exDir string
+	extract := &cobra.Command{
+		Use:   "extract INPUT [--image=KEY=VALUE,...]... [--triple=T] [--arch=A] [--kind=K] [--archive] [-d DIR]",
+		Short: "Extract device images from a package, object or archive",
+		Long: `Extracts images from a raw package, an ELF/COFF object, an LLVM bitcode host
+or an archive. With no filter every image is written to
+<stem>-<triple>-<arch>.<index>.<ext> and its name printed. --image filters use
+llvm-offload-binary's syntax (file=NAME picks the output name); --triple,
+--arch and --kind are shorthands for one filter.`,
+		Args: cobra.ExactArgs(1),
+		Example: `  offload-packager extract app.o
+  offload-packager extract libdev.a --kind=openmp --arch=generic -d out/
+  offload-packager extract pkg.out --image=triple=amdgcn-amd-amdhsa,arch=gfx90a,file=gfx90a.bc`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ex.Input = args[0]
+			var parts []string
+			for _, kv := range [][2]string{{"triple", exTriple}, {"arch", exArch}, {"kind", exKind}} {
+				if cmd.Flags().Changed(kv[0]) {
+					parts = append(parts, kv[0]+"="+kv[1])
+				}
+			}
+			if len(parts) > 0 {
+				ex.Images = append(ex.Images, strings.Join(parts, ","))
+			}
+			e := *env
+			e.Dir = exDir
+			return call("extract", ex, func() error { return packager.Extract(&e, ex) })
+		},
+	}
+	extract.Flags().StringArrayVar(&ex.Images, "image", nil, "filter in llvm-offload-binary syntax (repeatable)")
+	extract.Flags().BoolVar(&ex.Archive, "archive", false, "write the matches of each --image to a static archive named by its file=")
+	extract.Flags().StringVar(&exTriple, "triple", "", "only images with this triple")
+	extract.Flags().StringVar(&exArch, "arch", "", "only images with this arch")
+	extract.Flags().StringVar(&exKind, "kind", "", "only images of this offload kind (openmp, cuda, hip, sycl)")
+	extract.Flags().StringVarP(&exDir, "output-dir", "d", "", "directory for the extracted files (default: current)")
+
+	var do packager.DumpOptions
+	dump := &cobra.Command{
+		Use:   "dump [--all] [--json] FILE...",
+		Short: "List the offload images in files (llvm-objdump --offloading)",
+		Long: `Lists every offload image in raw packages, ELF/COFF objects, executables,
+bitcode hosts and archives. The default output is byte-identical to
+llvm-objdump --offloading, without its side effect of writing bundle files.
+--all adds every key and value, sizes and offsets; --json prints the schema
+documented in docs/dump-json.md. Only headers are read, so time and memory do
+not grow with payload size.`,
+		Args:    cobra.MinimumNArgs(1),
+		Example: "  offload-packager dump app.o libdev.a\n  offload-packager dump --json a.out",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			do.Files = args
+			return call("dump", do, func() error { return packager.Dump(env, do) })
+		},
+	}
+	dump.Flags().BoolVar(&do.All, "all", false, "print every key and value, sizes and offsets")
+	dump.Flags().BoolVar(&do.JSON, "json", false, "print JSON (docs/dump-json.md)")
+
+	var eo packager.EmbedOptions
+	embed := &cobra.Command{
+		Use:   "embed -o OUTPUT HOST.o PACKAGE...",
+		Short: "Embed packages into an ELF or COFF host object (like -fembed-offload-object)",
+		Long: `Adds packages to a relocatable host object exactly as clang's
+-fembed-offload-object does, keeping every other section, symbol and
+relocation. Embedding into an object that already carries offloading data
+appends to it. This turns objects from gcc or any other host compiler into
+fat objects.`,
+		Args:    cobra.MinimumNArgs(2),
+		Example: "  gcc -c host.c -o host.o\n  offload-packager embed -o fat.o host.o device.pkg",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if eo.Output == "" {
+				return &cli.FlagError{Err: errMissingOutput}
+			}
+			eo.Host, eo.Packages = args[0], args[1:]
+			return call("embed", eo, func() error { return packager.Embed(env, eo) })
+		},
+	}
+	embed.Flags().StringVarP(&eo.Output, "output", "o", "", "output object")
+
+	bundle := &cobra.Command{
+		Use:                "bundle <clang-offload-bundler arguments>",
+		Short:              "clang-offload-bundler: bundle, unbundle and list bundles",
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return call("bundle", args, func() error {
+				return bundlerMain(env, "offload-packager bundle", args)
+			})
+		},
+	}
+	root.AddCommand(create, extract, dump, embed, bundle)
+	return root
+}

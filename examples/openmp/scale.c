@@ -1,0 +1,3 @@
+#pragma omp declare target
+int scale(int v) { return 2 * v; }
+#pragma omp end declare target

@@ -1,0 +1,127 @@
+package packager
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/internal/atomicfile"
+)
+
+// ErrMissingFile is LLVM's message for an --image without file=.
+var ErrMissingFile = errors.New("'file' is a required image arguments")
+
+// payload is one image file to package: either a regular file streamed
+// with copy_file_range, or bytes already in memory (stdin).
+type payload struct {
+	meta *offload.Image
+	f    *os.File
+	data []byte
+	size int64
+}
+
+// Create packages every --image into output, exactly as
+// llvm-offload-binary does: one v1 binary per file, string entries in the
+// packager's DenseMap order, concatenated. Inputs are streamed, so memory
+// does not grow with image size. Nothing is written unless every input
+// could be opened.
+func Create(env *Env, output string, images []string) error {
+	var loads []payload
+	defer func() {
+		for _, p := range loads {
+			if p.f != nil {
+				p.f.Close()
+			}
+		}
+	}()
+	for _, arg := range images {
+		kv := offload.PackagerOrder(offload.ParseImageArg(arg))
+		var files, kind string
+		hasFile := false
+		var strs []offload.KV
+		for _, e := range kv {
+			switch e.Key {
+			case "file":
+				files, hasFile = e.Value, true
+			case "kind":
+				kind = e.Value
+			default:
+				strs = append(strs, e)
+			}
+		}
+		if !hasFile {
+			return ErrMissingFile
+		}
+		for _, name := range strings.Split(files, ",") {
+			p, err := loadPayload(env, name)
+			if err != nil {
+				return errors.New(errText(err))
+			}
+			head := p.data
+			if p.f != nil {
+				var h [4]byte
+				n, _ := p.f.ReadAt(h[:], 0)
+				head = h[:n]
+			}
+			p.meta = &offload.Image{
+				ImageKind:   offload.ImageKindFor(name, head),
+				OffloadKind: format.ParseOffloadKind(kind),
+				Strings:     strs,
+			}
+			loads = append(loads, p)
+		}
+	}
+	out, err := atomicfile.Create(env.path(output), env.Stdout)
+	if err != nil {
+		return errors.New(errText(err))
+	}
+	w := out.Writer()
+	for _, p := range loads {
+		var r io.Reader
+		if p.f != nil {
+			r = p.f
+		} else {
+			r = bytes.NewReader(p.data)
+		}
+		if _, err := offload.WriteV1(w, p.meta, r, p.size); err != nil {
+			out.Abort()
+			return err
+		}
+	}
+	return out.Commit()
+}
+
+func loadPayload(env *Env, name string) (payload, error) {
+	if name == "-" {
+		b, err := io.ReadAll(env.Stdin)
+		if err != nil {
+			return payload{}, err
+		}
+		return payload{data: b, size: int64(len(b))}, nil
+	}
+	f, err := os.Open(env.path(name))
+	if err != nil {
+		return payload{}, err
+	}
+	st, err := f.Stat()
+	if err != nil || st.IsDir() {
+		f.Close()
+		if err == nil {
+			err = &os.PathError{Op: "read", Path: name, Err: errors.New("is a directory")}
+		}
+		return payload{}, err
+	}
+	if !st.Mode().IsRegular() {
+		b, err := io.ReadAll(f)
+		f.Close()
+		if err != nil {
+			return payload{}, err
+		}
+		return payload{data: b, size: int64(len(b))}, nil
+	}
+	return payload{f: f, size: st.Size()}, nil
+}

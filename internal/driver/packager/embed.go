@@ -1,0 +1,84 @@
+package packager
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/offload-kit/offload-kit/elfembed"
+	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/internal/atomicfile"
+)
+
+// EmbedOptions describes an embed run.
+type EmbedOptions struct {
+	Output   string
+	Host     string
+	Packages []string
+}
+
+// Embed adds packages to a relocatable ELF or COFF host object exactly as
+// clang's -fembed-offload-object does (section .llvm.offloading,
+// SHT_LLVM_OFFLOADING / SHF_EXCLUDE, align 8 on ELF; IMAGE_SCN_LNK_REMOVE |
+// MEM_DISCARDABLE | ALIGN_8BYTES on COFF). An object that already carries
+// offloading data gets the new packages appended, as ld -r would do.
+func Embed(env *Env, opt EmbedOptions) error {
+	host, err := openInput(env, opt.Host)
+	if err != nil {
+		return fmt.Errorf("%s: %s", opt.Host, errText(err))
+	}
+	defer host.Close()
+	switch format.Identify(host.data) {
+	case format.KindELF, format.KindCOFF:
+	default:
+		return fmt.Errorf("%s: not an ELF or COFF relocatable object", opt.Host)
+	}
+	var readers []io.ReaderAt
+	var sizes []int64
+	for _, p := range opt.Packages {
+		pk, err := openInput(env, p)
+		if err != nil {
+			return fmt.Errorf("%s: %s", p, errText(err))
+		}
+		defer pk.Close()
+		if _, err := offload.ParseAll(pk.data, offload.ReadOptions{}); err != nil {
+			return fmt.Errorf("%s: not a valid offload package: %w", p, err)
+		}
+		var ra io.ReaderAt = readerAt(pk.data)
+		if p != "-" {
+			// Stream the payload with read(2) rather than through the
+			// mapping, so a huge package does not inflate resident memory.
+			f, err := os.Open(env.path(p))
+			if err != nil {
+				return fmt.Errorf("%s: %s", p, errText(err))
+			}
+			defer f.Close()
+			ra = f
+		}
+		readers = append(readers, ra)
+		sizes = append(sizes, int64(len(pk.data)))
+	}
+	out, err := atomicfile.Create(env.path(opt.Output), env.Stdout)
+	if err != nil {
+		return fmt.Errorf("%s: %s", opt.Output, errText(err))
+	}
+	if err := elfembed.Embed(out.Writer(), host.data, readers, sizes); err != nil {
+		out.Abort()
+		return fmt.Errorf("%s: %w", opt.Host, err)
+	}
+	return out.Commit()
+}
+
+type readerAt []byte
+
+func (r readerAt) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 || off > int64(len(r)) {
+		return 0, io.EOF
+	}
+	n := copy(p, r[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}

@@ -1,0 +1,91 @@
+// Package packager implements offload-packager: creating, extracting,
+// inspecting and embedding offload packages. It also provides the
+// llvm-offload-binary / clang-offload-packager personality with that tool's
+// exact arguments, outputs, messages and exit codes (LLVM 22.1.8).
+package packager
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/offload-kit/offload-kit/internal/mmapfile"
+)
+
+// Env is everything a command may touch outside its arguments.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Tool is the diagnostic prefix ("offload-packager", or argv[0] as typed
+	// for the LLVM personalities).
+	Tool string
+	// Dir is the directory relative outputs go to ("" = current directory).
+	Dir string
+}
+
+func (e *Env) path(p string) string {
+	if e.Dir == "" || p == "-" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(e.Dir, p)
+}
+
+// input is a read-only view of an input file or of stdin.
+type input struct {
+	name string
+	data []byte
+	m    *mmapfile.File
+}
+
+func (in *input) Close() {
+	if in.m != nil {
+		in.m.Close()
+	}
+}
+
+func openInput(env *Env, name string) (*input, error) {
+	if name == "-" {
+		b, err := io.ReadAll(env.Stdin)
+		if err != nil {
+			return nil, err
+		}
+		return &input{name: name, data: b}, nil
+	}
+	m, err := mmapfile.Open(env.path(name))
+	if err != nil {
+		return nil, err
+	}
+	return &input{name: name, data: m.Data, m: m}, nil
+}
+
+// errText returns the part of an OS error LLVM prints ("No such file or
+// directory"), dropping Go's "open <path>:" prefix.
+func errText(err error) string {
+	var pe *os.PathError
+	if ok := asPathErr(err, &pe); ok {
+		return capitalize(pe.Err.Error())
+	}
+	return err.Error()
+}
+
+func asPathErr(err error, pe **os.PathError) bool {
+	for err != nil {
+		if p, ok := err.(*os.PathError); ok {
+			*pe = p
+			return true
+		}
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return false
+		}
+		err = u.Unwrap()
+	}
+	return false
+}
+
+func capitalize(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}

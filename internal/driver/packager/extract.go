@@ -1,0 +1,246 @@
+package packager
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"unsafe"
+
+	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/format/ar"
+	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/internal/atomicfile"
+	"github.com/offload-kit/offload-kit/internal/scan"
+)
+
+// ErrArchiveNeedsFile is LLVM's message for --archive without file=.
+var ErrArchiveNeedsFile = errors.New("Image must have a 'file' argument.")
+
+// ExtractOptions selects what to extract.
+type ExtractOptions struct {
+	Input   string
+	Images  []string // --image filters; none means "everything"
+	Archive bool
+	// Strict22 keeps LLVM 22.1.8's behaviour of doing nothing when no
+	// --image is given (the llvm-offload-binary personality).
+	Strict22 bool
+}
+
+// Extract writes the selected images of an input to files.
+func Extract(env *Env, opt ExtractOptions) error {
+	in, err := openInput(env, opt.Input)
+	if err != nil {
+		return fmt.Errorf("'%s': %s", opt.Input, errText(err))
+	}
+	defer in.Close()
+	bins, err := extractAll(env, in)
+	if err != nil {
+		return err
+	}
+	stem := stemOf(opt.Input)
+	if len(opt.Images) == 0 {
+		if opt.Strict22 {
+			return nil
+		}
+		for i, b := range bins {
+			name := safeName(fmt.Sprintf("%s-%s%s.%d.%s", stem, b.Get("triple"), dashIf(b.Get("arch")), i, b.ImageKind.Ext()))
+			if err := writeImage(env, in, name, b); err != nil {
+				return err
+			}
+			fmt.Fprintf(env.Stdout, "Extracted: %s\n", name)
+		}
+		return nil
+	}
+	for _, arg := range opt.Images {
+		filter := joinRepeated(offload.ParseImageArg(arg))
+		var matches []*offload.Binary
+		for _, b := range bins {
+			if matchImage(b, filter) {
+				matches = append(matches, b)
+			}
+		}
+		file, hasFile := lookup(filter, "file")
+		if opt.Archive {
+			if !hasFile {
+				return ErrArchiveNeedsFile
+			}
+			members := make([]ar.WriteMember, len(matches))
+			for i, b := range matches {
+				members[i] = ar.WriteMember{Name: opt.Input, Data: b.Image}
+			}
+			if err := atomicfile.WriteFile(env.path(file), env.Stdout, func(w io.Writer) error {
+				return ar.WriteGNU(w, members)
+			}); err != nil {
+				return errors.New(errText(err))
+			}
+			continue
+		}
+		if hasFile {
+			if len(matches) > 1 {
+				fmt.Fprintf(env.Stderr, "%s: warning: Multiple inputs match to a single file, '%s'\n", env.Tool, file)
+			}
+			if len(matches) > 0 {
+				if err := writeImage(env, in, file, matches[len(matches)-1]); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		for i, b := range matches {
+			name := safeName(fmt.Sprintf("%s-%s-%s.%d.%s", stem, b.Get("triple"), b.Get("arch"), i, b.ImageKind.Ext()))
+			if err := writeImage(env, in, name, b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// extractAll runs LLVM's extractOffloadBinaries over the whole input and
+// reports failures in that tool's words.
+func extractAll(env *Env, in *input) ([]*offload.Binary, error) {
+	k := format.Identify(in.data)
+	if k == format.KindOffloadBinary {
+		// llvm-offload-binary parses a raw package directly: its error has
+		// no "while extracting" context.
+		if _, _, err := offload.Parse(in.data); err != nil {
+			return nil, errors.New(offload.LLVMError(err))
+		}
+	}
+	units, err := scan.Input(in.name, in.data, scan.Options{ReadFile: func(p string) ([]byte, error) {
+		return os.ReadFile(env.path(p))
+	}})
+	if err != nil {
+		return nil, errors.New(llvmText(err))
+	}
+	var bins []*offload.Binary
+	for _, u := range units {
+		bins = append(bins, u.Images...)
+	}
+	return bins, nil
+}
+
+// llvmText maps our error to LLVM's message where the failure is one LLVM
+// also detects, and keeps our more precise text otherwise.
+func llvmText(err error) string {
+	if s := offload.LLVMError(err); s != "" {
+		return s
+	}
+	return err.Error()
+}
+
+func matchImage(b *offload.Binary, filter []offload.KV) bool {
+	for _, kv := range filter {
+		switch kv.Key {
+		case "file":
+		case "kind":
+			if b.OffloadKind != format.ParseOffloadKind(kv.Value) {
+				return false
+			}
+		default:
+			if b.Get(kv.Key) != kv.Value {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// joinRepeated merges repeated keys by joining their values with ",", as
+// the DenseMap the LLVM tool builds does (order is irrelevant for matching).
+func joinRepeated(kv []offload.KV) []offload.KV {
+	var out []offload.KV
+	idx := map[string]int{}
+	for _, e := range kv {
+		if i, ok := idx[e.Key]; ok {
+			out[i].Value += "," + e.Value
+			continue
+		}
+		idx[e.Key] = len(out)
+		out = append(out, e)
+	}
+	return out
+}
+
+func lookup(kv []offload.KV, key string) (string, bool) {
+	for _, e := range kv {
+		if e.Key == key {
+			return e.Value, true
+		}
+	}
+	return "", false
+}
+
+// writeImage writes one image. When the image lies in the input file
+// itself, the bytes are copied file-to-file (copy_file_range), so they never
+// pass through this process's memory.
+func writeImage(env *Env, in *input, name string, b *offload.Binary) error {
+	err := atomicfile.WriteFile(env.path(name), env.Stdout, func(w io.Writer) error {
+		if off, ok := offsetIn(in.data, b.Image); ok && in.name != "-" {
+			if f, err := os.Open(env.path(in.name)); err == nil {
+				defer f.Close()
+				if _, err := f.Seek(off, io.SeekStart); err == nil {
+					_, err = io.CopyN(w, f, int64(len(b.Image)))
+					return err
+				}
+			}
+		}
+		_, err := w.Write(b.Image)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("'%s': %s", name, errText(err))
+	}
+	return nil
+}
+
+// offsetIn returns where inner starts within outer, if it is a sub-slice.
+func offsetIn(outer, inner []byte) (int64, bool) {
+	if len(inner) == 0 || len(outer) == 0 {
+		return 0, false
+	}
+	o := uintptr(unsafe.Pointer(unsafe.SliceData(outer)))
+	i := uintptr(unsafe.Pointer(unsafe.SliceData(inner)))
+	if i < o || i-o > uintptr(len(outer)) || uintptr(len(inner)) > uintptr(len(outer))-(i-o) {
+		return 0, false
+	}
+	return int64(i - o), true
+}
+
+// stemOf is llvm::sys::path::stem: the file name without its last extension.
+func stemOf(p string) string {
+	base := filepath.Base(p)
+	if base == "." || base == ".." {
+		return base
+	}
+	if i := strings.LastIndexByte(base, '.'); i > 0 {
+		return base[:i]
+	}
+	return base
+}
+
+func dashIf(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "-" + s
+}
+
+// safeName keeps a name built from strings inside the input within the
+// output directory: path separators and NULs become '_', and a name made
+// only of dots is prefixed.
+func safeName(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == 0 {
+			return '_'
+		}
+		return r
+	}, s)
+	if strings.Trim(s, ".") == "" {
+		s = "_" + s
+	}
+	return s
+}

@@ -1,0 +1,142 @@
+// Package scan finds every OffloadBinary in a link input, the way LLVM's
+// extractOffloadBinaries does: ELF sections of type SHT_LLVM_OFFLOADING,
+// COFF sections named .llvm.offloading*, LLVM bitcode hosts (through the
+// llvm.embedded.objects metadata), archive members (recursively, thin
+// archives included) and raw packages. Anything else holds nothing.
+//
+// It is shared by offload-packager (extract) and linker-wrapper (input
+// scanning), so both read inputs identically.
+package scan
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/offload-kit/offload-kit/elfembed"
+	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/format/ar"
+	"github.com/offload-kit/offload-kit/format/bitcode"
+	"github.com/offload-kit/offload-kit/format/offload"
+)
+
+// MaxDepth bounds archive nesting.
+const MaxDepth = 16
+
+// Unit is one object-like input: a file, or one archive member.
+type Unit struct {
+	Origin  string // "a.o", or "libx.a(m.o)" for members
+	Archive string // archive path when the unit is a member
+	Member  string // member name
+	Kind    format.Kind
+	Data    []byte // the unit's bytes (zero-copy)
+	Images  []*offload.Binary
+}
+
+// Options tunes scanning.
+type Options struct {
+	// Align8 steps between concatenated binaries as newer LLVM does.
+	Align8 bool
+	// ReadFile reads thin-archive members (paths relative to the archive's
+	// directory). Nil means thin archives are an error.
+	ReadFile func(name string) ([]byte, error)
+}
+
+// Input scans one input file whose bytes are data.
+func Input(name string, data []byte, opt Options) ([]Unit, error) {
+	return scanFile(name, "", "", data, opt, 0)
+}
+
+func scanFile(origin, archive, member string, data []byte, opt Options, depth int) ([]Unit, error) {
+	k := format.Identify(data)
+	if k != format.KindArchive && k != format.KindThinArchive {
+		imgs, err := Images(data, k, opt)
+		if err != nil {
+			return nil, format.WithPath(origin, err)
+		}
+		return []Unit{{Origin: origin, Archive: archive, Member: member, Kind: k, Data: data, Images: imgs}}, nil
+	}
+	if depth >= MaxDepth {
+		return nil, format.WithPath(origin, format.Errorf(0, format.ErrLimit, "archives nested more than %d deep", MaxDepth))
+	}
+	a, err := ar.Parse(data)
+	if err != nil {
+		return nil, format.WithPath(origin, err)
+	}
+	var units []Unit
+	for _, m := range a.Members {
+		mdata := m.Data
+		if a.Thin {
+			if opt.ReadFile == nil {
+				return nil, format.WithPath(origin, fmt.Errorf("thin archive member %s: cannot read external members", m.Name))
+			}
+			p := m.Name
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(filepath.Dir(archiveFile(origin)), p)
+			}
+			mdata, err = opt.ReadFile(p)
+			if err != nil {
+				return nil, format.WithPath(origin, fmt.Errorf("thin archive member %s: %w", m.Name, err))
+			}
+		}
+		sub, err := scanFile(fmt.Sprintf("%s(%s)", origin, m.Name), origin, m.Name, mdata, opt, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		units = append(units, sub...)
+	}
+	return units, nil
+}
+
+// archiveFile strips member suffixes: "a.a(b.a)" → "a.a".
+func archiveFile(origin string) string {
+	for i := 0; i < len(origin); i++ {
+		if origin[i] == '(' {
+			return origin[:i]
+		}
+	}
+	return origin
+}
+
+// Images returns the offload binaries held by one non-archive unit of kind k.
+func Images(data []byte, k format.Kind, opt Options) ([]*offload.Binary, error) {
+	ro := offload.ReadOptions{Align8: opt.Align8}
+	switch k {
+	case format.KindOffloadBinary:
+		return offload.ParseAll(data, ro)
+	case format.KindELF, format.KindCOFF:
+		obj, err := elfembed.Parse(data)
+		if err != nil {
+			return nil, err
+		}
+		var out []*offload.Binary
+		for _, s := range obj.OffloadSections() {
+			bins, err := offload.ParseAll(s.Data, ro)
+			if err != nil {
+				return nil, fmt.Errorf("section %s: %w", s.Name, err)
+			}
+			for _, b := range bins {
+				b.Offset += s.Offset
+			}
+			out = append(out, bins...)
+		}
+		return out, nil
+	case format.KindBitcode:
+		objs, err := bitcode.EmbeddedObjects(data)
+		if err != nil {
+			return nil, err
+		}
+		var out []*offload.Binary
+		for _, o := range objs {
+			bins, err := offload.ParseAll(o.Data, ro)
+			if err != nil {
+				return nil, fmt.Errorf("global %s: %w", o.Global, err)
+			}
+			for _, b := range bins {
+				b.Offset = -1 // bytes were decoded from the bitstream
+			}
+			out = append(out, bins...)
+		}
+		return out, nil
+	}
+	return nil, nil
+}
