@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/offload-kit/offload-kit/elfembed"
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/ar"
 	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/internal/mmapfile"
 	"github.com/offload-kit/offload-kit/internal/scan"
 )
 
@@ -122,7 +124,12 @@ func dumpFile(env *Env, name string, opt DumpOptions) (DumpFile, error) {
 			origin := fmt.Sprintf("%s(%s)", name, m.Name)
 			data := m.Data
 			if a.Thin {
-				return df, fmt.Errorf("%s: thin archive members are not read by dump; dump the member files", origin)
+				m, err := mmapfile.Open(env.path(thinMemberPath(name, m.Name)))
+				if err != nil {
+					return df, fmt.Errorf("%s: %s", origin, errText(err))
+				}
+				defer m.Close()
+				data = m.Data
 			}
 			mk := format.Identify(data)
 			switch mk {
@@ -268,4 +275,13 @@ func quoteIfNeeded(s string) string {
 		}
 	}
 	return s
+}
+
+// thinMemberPath resolves a thin archive member against the archive's
+// directory, as the archive readers of LLVM and binutils do.
+func thinMemberPath(archive, member string) string {
+	if filepath.IsAbs(member) {
+		return member
+	}
+	return filepath.Join(filepath.Dir(archive), member)
 }

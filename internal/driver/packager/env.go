@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/offload-kit/offload-kit/internal/cli"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
 )
 
@@ -89,3 +90,6 @@ func capitalize(s string) string {
 	}
 	return string(s[0]-'a'+'A') + s[1:]
 }
+
+// exitCode is the test hook mirroring cli.ExitCode.
+var exitCode = cli.ExitCode

@@ -63,6 +63,9 @@ func Extract(env *Env, opt ExtractOptions) error {
 			}
 		}
 		file, hasFile := lookup(filter, "file")
+		if len(matches) == 0 {
+			continue
+		}
 		if opt.Archive {
 			if !hasFile {
 				return ErrArchiveNeedsFile

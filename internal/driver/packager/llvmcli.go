@@ -45,6 +45,24 @@ llvm-offload-binary options:
 `
 }
 
+// offloadBinaryUsage is what cl::PrintHelpMessage prints when the tool is
+// run with no arguments: one flat, uncategorised option list.
+func offloadBinaryUsage(prog string) string {
+	return `OVERVIEW: A utility for bundling several object files into a single binary.
+The output binary can then be embedded into the host section table
+to create a fatbinary containing offloading code.
+
+USAGE: ` + prog + ` [options] Extract from <file>.
+
+OPTIONS:
+  --archive                   - Write extracted files to a static archive
+  --help                      - Display available options (--help-hidden for more)
+  --image=<<key>=<value>,...> - List of key and value arguments. Required keywords are 'file' and 'triple'.
+  -o <file>                   - Write output to <file>.
+  --version                   - Display the version of this program
+`
+}
+
 // OffloadBinaryMain runs the llvm-offload-binary (or clang-offload-packager)
 // command line with LLVM 22.1.8's exact behaviour. argv0 is the program
 // path as typed; env.Tool should equal it, since LLVM prefixes errors with
@@ -79,7 +97,7 @@ func OffloadBinaryMain(env *Env, argv0 string, args []string) error {
 	output, hasOut := r.Last("o"), r.Has("o")
 	switch {
 	case !hasOut && len(r.Positional) == 0:
-		fmt.Fprint(env.Stdout, OffloadBinaryHelp(prog))
+		fmt.Fprint(env.Stdout, offloadBinaryUsage(prog))
 		return nil
 	case hasOut && len(r.Positional) > 0:
 		return errors.New("Packaging to an output file and extracting from an input file are mutually exclusive.")
