@@ -1,0 +1,158 @@
+// Command split benchmarks per-kernel device-code splitting: sycl-linker
+// --module-split-mode=kernel --ir-output-only -S against LLVM 22's
+// llvm-split --split-by-category=kernel -S on a synthetic module (N
+// kernels, each calling its own helper and one shared function, spread
+// over 50 translation units; the module of sycl.md §4.7). Every output
+// module is written in both cases.
+//
+//	go run ./bench/split -n 1000,4000 [-upstream] [-llvm /usr/lib/llvm-22/bin]
+//
+// Each measurement of ours runs in a child process (this program with
+// -child), so its peak RSS is that of the split alone.
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/offload-kit/offload-kit/internal/driver/sycllink"
+	"github.com/offload-kit/offload-kit/internal/run"
+)
+
+func main() {
+	ns := flag.String("n", "1000,4000", "kernel counts")
+	upstream := flag.Bool("upstream", false, "also time llvm-split (slow: about a minute at 4000 kernels)")
+	llvm := flag.String("llvm", "/usr/lib/llvm-22/bin", "LLVM 22 tools directory")
+	child := flag.String("child", "", "internal: run one split of this bitcode file and report")
+	jobs := flag.Int("j", 0, "parallel jobs for sycl-linker (0: all CPUs)")
+	flag.Parse()
+	if *child != "" {
+		if err := runChild(*child, *llvm, *jobs); err != nil {
+			fmt.Fprintln(os.Stderr, "bench/split:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := bench(strings.Split(*ns, ","), *upstream, *llvm, *jobs); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/split:", err)
+		os.Exit(1)
+	}
+}
+
+// Generate writes the synthetic module as text.
+func Generate(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString("target datalayout = \"e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-G1\"\n")
+	b.WriteString("target triple = \"spir64-unknown-unknown\"\n\n")
+	b.WriteString("define spir_func i32 @shared(i32 %x) {\n  %y = mul i32 %x, 7\n  ret i32 %y\n}\n\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "define spir_func i32 @helper_%d(i32 %%x) {\n  %%y = add i32 %%x, %d\n  %%z = call spir_func i32 @shared(i32 %%y)\n  ret i32 %%z\n}\n\n", i, i)
+		fmt.Fprintf(&b, "define spir_kernel void @kernel_%d(ptr addrspace(1) %%out) #%d {\nentry:\n  %%v = load i32, ptr addrspace(1) %%out, align 4\n  %%r = call spir_func i32 @helper_%d(i32 %%v)\n  store i32 %%r, ptr addrspace(1) %%out, align 4\n  ret void\n}\n\n", i, i%50, i)
+	}
+	for t := 0; t < 50; t++ {
+		fmt.Fprintf(&b, "attributes #%d = { \"module-id\"=\"TU%d.cpp\" \"sycl-module-id\"=\"TU%d.cpp\" }\n", t, t, t)
+	}
+	return b.Bytes()
+}
+
+func bench(ns []string, upstream bool, llvm string, jobs int) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	ex := run.Exec{}
+	type result struct {
+		n        int
+		text     int
+		ours     time.Duration
+		rss      int64
+		upstream time.Duration
+	}
+	var rs []result
+	for _, s := range ns {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return err
+		}
+		dir, err := os.MkdirTemp("", "bench-split")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		txt := Generate(n)
+		ll := filepath.Join(dir, "in.ll")
+		bc := filepath.Join(dir, "in.bc")
+		if err := os.WriteFile(ll, txt, 0o644); err != nil {
+			return err
+		}
+		if err := ex.Run(ctx, &run.Cmd{Args: []string{filepath.Join(llvm, "llvm-as"), ll, "-o", bc}}); err != nil {
+			return err
+		}
+		r := result{n: n, text: len(txt)}
+		var out bytes.Buffer
+		args := []string{self, "-child", bc, "-llvm", llvm, "-j", strconv.Itoa(jobs)}
+		start := time.Now()
+		if err := ex.Run(ctx, &run.Cmd{Args: args, Stdout: &out}); err != nil {
+			return fmt.Errorf("%+v", err)
+		}
+		r.ours = time.Since(start)
+		f := strings.Fields(out.String())
+		if len(f) >= 2 {
+			r.rss, _ = strconv.ParseInt(f[1], 10, 64)
+		}
+		if upstream {
+			up := filepath.Join(dir, "up")
+			os.Mkdir(up, 0o755)
+			start := time.Now()
+			if err := ex.Run(ctx, &run.Cmd{Args: []string{filepath.Join(llvm, "llvm-split"), "--split-by-category=kernel", "-S", bc, "-o", filepath.Join(up, "out")}}); err != nil {
+				return err
+			}
+			r.upstream = time.Since(start)
+		}
+		rs = append(rs, r)
+		fmt.Printf("n=%d text=%d B  sycl-linker=%v (peak RSS %d KiB = %.2f× text)", n, r.text, r.ours.Round(time.Millisecond), r.rss, float64(r.rss*1024)/float64(r.text))
+		if upstream {
+			fmt.Printf("  llvm-split=%v  ratio=1/%.1f", r.upstream.Round(time.Millisecond), float64(r.upstream)/float64(r.ours))
+		}
+		fmt.Println()
+	}
+	if len(rs) >= 2 {
+		a, b := rs[0], rs[len(rs)-1]
+		fmt.Printf("scaling %d→%d kernels: ×%.2f time\n", a.n, b.n, float64(b.ours)/float64(a.ours))
+	}
+	return nil
+}
+
+// runChild runs the split once in this process and prints
+// "parts <maxrss KiB>".
+func runChild(bc, llvm string, jobs int) error {
+	dir := filepath.Join(filepath.Dir(bc), "ours")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	o, err := sycllink.ParseArgs([]string{"--triple=spir64", "--module-split-mode=kernel", "--ir-output-only", "-S",
+		"-o", filepath.Join(dir, "out.table"), bc})
+	if err != nil {
+		return err
+	}
+	o.Jobs = jobs
+	env := &sycllink.Env{Stdout: os.Stdout, Stderr: os.Stderr, Runner: run.Exec{}, ToolDirs: []string{llvm}, PathList: os.Getenv("PATH")}
+	if err := sycllink.Run(context.Background(), o, env); err != nil {
+		return err
+	}
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return err
+	}
+	fmt.Printf("ok %d\n", ru.Maxrss)
+	return nil
+}
