@@ -7,7 +7,7 @@ n=0
 for pkg in $(go list ./...); do
   for f in $(go test -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz' || true); do
     echo "fuzz: $pkg $f ($t)"
-    go test -run='^$' -fuzz="^$f\$" -fuzztime="$t" "$pkg" >/tmp/fuzz.$$.log 2>&1 || { cat /tmp/fuzz.$$.log; exit 1; }
+    go test -run='^$' -fuzz="^$f\$" -fuzztime="$t" -fuzzminimizetime=200x "$pkg" >/tmp/fuzz.$$.log 2>&1 || { cat /tmp/fuzz.$$.log; exit 1; }
     n=$((n+1))
   done
 done

@@ -1,0 +1,26 @@
+package bitcode_test
+
+import (
+	"fmt"
+	"log"
+	"os"
+
+	"github.com/offload-kit/offload-kit/format/bitcode"
+)
+
+func ExampleEmbeddedObjects() {
+	// host.c compiled with clang -c -flto -Xclang -fembed-offload-object=pkg-openmp.out
+	buf, err := os.ReadFile("testdata/host-one-flto.bc")
+	if err != nil {
+		log.Fatal(err)
+	}
+	objs, err := bitcode.EmbeddedObjects(buf)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, o := range objs {
+		fmt.Printf("@%s section %s: %d bytes, magic % x\n", o.Global, o.Section, len(o.Data), o.Data[:4])
+	}
+	// Output:
+	// @llvm.embedded.object section .llvm.offloading: 1112 bytes, magic 10 ff 10 ad
+}

@@ -1,0 +1,46 @@
+package bitcode
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/offload-kit/offload-kit/format"
+)
+
+func FuzzEmbeddedObjects(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.bc")
+	if len(files) == 0 {
+		f.Fatal("no seeds in testdata/*.bc")
+	}
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		f.Add(wrap(b, 4))
+	}
+	f.Add([]byte("BC\xC0\xDE"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		objs, err := EmbeddedObjects(in)
+		if err != nil {
+			if objs != nil {
+				t.Fatalf("error %v with non-nil result", err)
+			}
+			var fe *format.FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("error %T is not a *format.FormatError: %v", err, err)
+			}
+			return
+		}
+		var total int
+		for _, o := range objs {
+			total += len(o.Data)
+		}
+		if total > maxOutputFactor*len(in)+minOutputBudget {
+			t.Fatalf("%d bytes of output from %d bytes of input", total, len(in))
+		}
+	})
+}

@@ -1,0 +1,1 @@
+int device_answer(void) { return 42; }
