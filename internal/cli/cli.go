@@ -1,85 +1,33 @@
-// Package cli holds what every offload-kit command shares: the one place
-// errors become "<tool>: error: <msg>" lines and exit codes, the flag-error
-// type, and tool-name (argv[0] personality) handling.
+// Package cli is the cobra layer shared by the offload-kit commands: it runs
+// a root command with a signal-aware context and turns its error into one
+// "<tool>: error: <msg>" line and an exit code (through package diag, which
+// drivers use directly).
 package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"os/signal"
-	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/offload-kit/offload-kit/internal/cli/diag"
 )
 
-// ExitError asks Main to exit with Code after printing Err (if non-nil).
-type ExitError struct {
-	Code int
-	Err  error
-}
+// Aliases so commands need only this package.
+type (
+	ExitError = diag.ExitError
+	Reported  = diag.Reported
+	FlagError = diag.FlagError
+)
 
-func (e *ExitError) Error() string {
-	if e.Err == nil {
-		return fmt.Sprintf("exit status %d", e.Code)
-	}
-	return e.Err.Error()
-}
-func (e *ExitError) Unwrap() error { return e.Err }
-
-// Reported is an error whose message was already printed; Main only exits.
-type Reported struct{ Code int }
-
-func (r Reported) Error() string { return fmt.Sprintf("exit status %d", r.Code) }
-
-// FlagError marks a usage error.
-type FlagError struct{ Err error }
-
-func (e *FlagError) Error() string { return e.Err.Error() }
-func (e *FlagError) Unwrap() error { return e.Err }
-
-// Stem returns the base name of argv0 without extension or version suffix
-// is kept as typed (e.g. "clang-offload-bundler-22" stays as is).
-func Stem(argv0 string) string {
-	b := filepath.Base(argv0)
-	return strings.TrimSuffix(b, filepath.Ext(b))
-}
-
-// Prefix is the diagnostic prefix for a tool.
-func Prefix(tool string) string { return tool + ": " }
-
-// PrintError writes "<tool>: error: <msg>\n".
-func PrintError(w io.Writer, tool string, err error) {
-	fmt.Fprintf(w, "%s: error: %s\n", tool, err)
-}
-
-// PrintWarning writes "<tool>: warning: <msg>\n".
-func PrintWarning(w io.Writer, tool string, msg string) {
-	fmt.Fprintf(w, "%s: warning: %s\n", tool, msg)
-}
-
-// ExitCode maps an error to the process exit code, printing it once.
-func ExitCode(stderr io.Writer, tool string, err error) int {
-	if err == nil {
-		return 0
-	}
-	var rep Reported
-	if errors.As(err, &rep) {
-		return rep.Code
-	}
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		if ee.Err != nil {
-			PrintError(stderr, tool, ee.Err)
-		}
-		return ee.Code
-	}
-	PrintError(stderr, tool, err)
-	return 1
-}
+var (
+	Stem         = diag.Stem
+	PrintError   = diag.PrintError
+	PrintWarning = diag.PrintWarning
+	ExitCode     = diag.ExitCode
+)
 
 // Main runs a cobra command with a signal-aware context and returns the exit
 // code. tool is the diagnostic prefix.
@@ -91,5 +39,5 @@ func Main(root *cobra.Command, tool string, args []string, stderr io.Writer) int
 	root.SetArgs(args)
 	root.SetErr(stderr)
 	_, err := root.ExecuteContextC(ctx)
-	return ExitCode(stderr, tool, err)
+	return diag.ExitCode(stderr, tool, err)
 }

@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/offload-kit/offload-kit/internal/cli"
+	"github.com/offload-kit/offload-kit/internal/cli/diag"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
 )
 
@@ -91,5 +91,5 @@ func capitalize(s string) string {
 	return string(s[0]-'a'+'A') + s[1:]
 }
 
-// exitCode is the test hook mirroring cli.ExitCode.
-var exitCode = cli.ExitCode
+// exitCode is the test hook mirroring diag.ExitCode.
+var exitCode = diag.ExitCode

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/offload-kit/offload-kit/internal/cli"
 	"github.com/offload-kit/offload-kit/internal/cli/clopt"
+	"github.com/offload-kit/offload-kit/internal/cli/diag"
 )
 
 // Version is printed by --version.
@@ -68,14 +68,14 @@ OPTIONS:
 // path as typed; env.Tool should equal it, since LLVM prefixes errors with
 // argv[0] verbatim.
 func OffloadBinaryMain(env *Env, argv0 string, args []string) error {
-	prog := cli.Stem(argv0)
+	prog := diag.Stem(argv0)
 	set := offloadBinaryOpts(prog, argv0)
 	r, err := set.Parse(args)
 	if err != nil {
 		var ce *clopt.Error
 		if errors.As(err, &ce) {
 			fmt.Fprint(env.Stderr, ce.Text)
-			return cli.Reported{Code: 1}
+			return diag.Reported{Code: 1}
 		}
 		return err
 	}
@@ -89,7 +89,7 @@ func OffloadBinaryMain(env *Env, argv0 string, args []string) error {
 	}
 	if len(r.Positional) > 1 {
 		fmt.Fprintf(env.Stderr, "%s: Too many positional arguments specified!\nCan specify at most 1 positional arguments: See: %s --help\n", prog, argv0)
-		return cli.Reported{Code: 1}
+		return diag.Reported{Code: 1}
 	}
 	if strings.HasSuffix(prog, "clang-offload-packager") {
 		fmt.Fprintln(env.Stderr, "warning: 'clang-offload-packager' is deprecated. Use 'llvm-offload-binary' instead.")

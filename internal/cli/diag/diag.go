@@ -1,0 +1,75 @@
+// Package diag holds the diagnostics plumbing every offload-kit tool
+// shares: "<tool>: error: <msg>" lines, exit-code mapping and the error
+// types drivers return to request a specific exit status. It imports only
+// the standard library so drivers (below the cobra layer) can use it.
+package diag
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+)
+
+// ExitError asks the caller to exit with Code after printing Err (if non-nil).
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Reported is an error whose message was already printed; only the exit
+// code remains to be applied.
+type Reported struct{ Code int }
+
+func (r Reported) Error() string { return fmt.Sprintf("exit status %d", r.Code) }
+
+// FlagError marks a usage error.
+type FlagError struct{ Err error }
+
+func (e *FlagError) Error() string { return e.Err.Error() }
+func (e *FlagError) Unwrap() error { return e.Err }
+
+// Stem returns the base name of argv0 without its extension.
+func Stem(argv0 string) string {
+	b := filepath.Base(argv0)
+	return strings.TrimSuffix(b, filepath.Ext(b))
+}
+
+// PrintError writes "<tool>: error: <msg>\n".
+func PrintError(w io.Writer, tool string, err error) {
+	fmt.Fprintf(w, "%s: error: %s\n", tool, err)
+}
+
+// PrintWarning writes "<tool>: warning: <msg>\n".
+func PrintWarning(w io.Writer, tool string, msg string) {
+	fmt.Fprintf(w, "%s: warning: %s\n", tool, msg)
+}
+
+// ExitCode maps an error to the process exit code, printing it once.
+func ExitCode(stderr io.Writer, tool string, err error) int {
+	if err == nil {
+		return 0
+	}
+	var rep Reported
+	if errors.As(err, &rep) {
+		return rep.Code
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		if ee.Err != nil {
+			PrintError(stderr, tool, ee.Err)
+		}
+		return ee.Code
+	}
+	PrintError(stderr, tool, err)
+	return 1
+}

@@ -1,0 +1,145 @@
+// Package depcheck enforces the import levels and effect rules of
+// ../shared/STYLE.md §2.1–2.2 over the whole module, from source.
+package depcheck
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const mod = "github.com/offload-kit/offload-kit/"
+
+type file struct {
+	pkg     string // module-relative directory
+	path    string
+	test    bool
+	imports []string
+	src     string
+}
+
+func load(t *testing.T) []file {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []file
+	fset := token.NewFileSet()
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || d.Name() == "bin" || d.Name() == "build") && p != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		f, err := parser.ParseFile(fset, p, src, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(p))
+		fi := file{pkg: filepath.ToSlash(rel), path: p, test: strings.HasSuffix(p, "_test.go"), src: string(src)}
+		for _, im := range f.Imports {
+			s, _ := strconv.Unquote(im.Path.Value)
+			fi.imports = append(fi.imports, s)
+		}
+		files = append(files, fi)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 20 {
+		t.Fatalf("found only %d Go files; walking the wrong tree?", len(files))
+	}
+	return files
+}
+
+// level of a module package; -1 for packages the levels do not cover
+// (tools like bench/).
+func level(pkg string) int {
+	switch {
+	case pkg == "internal/binio", pkg == "internal/mmapfile":
+		return 0
+	case pkg == "format":
+		return 1
+	case strings.HasPrefix(pkg, "format/"), pkg == "hcf", pkg == "elfembed":
+		return 2
+	case pkg == "internal/run", pkg == "internal/workdir", pkg == "internal/atomicfile", pkg == "internal/objw", pkg == "internal/cache":
+		return 2
+	case pkg == "split", pkg == "internal/wrap", pkg == "internal/scan":
+		return 3
+	case strings.HasPrefix(pkg, "internal/driver/"):
+		return 4
+	case pkg == "internal/cli/diag", pkg == "internal/cli/clopt", pkg == "internal/cli/optable":
+		return 2 // pure: argument parsing and diagnostics, used by drivers
+	case pkg == "internal/cli":
+		return 5
+	case strings.HasPrefix(pkg, "cmd/"):
+		return 6
+	}
+	return -1
+}
+
+func TestImportLevels(t *testing.T) {
+	for _, f := range load(t) {
+		if f.test {
+			continue
+		}
+		lf := level(f.pkg)
+		for _, im := range f.imports {
+			if !strings.HasPrefix(im, mod) {
+				continue
+			}
+			dep := strings.TrimPrefix(im, mod)
+			ld := level(dep)
+			switch {
+			case lf < 0:
+			case ld < 0:
+				t.Errorf("%s imports %s, which has no level", f.path, dep)
+			case ld >= lf && !(ld == lf && sameFamily(f.pkg, dep)):
+				t.Errorf("%s (level %d) imports %s (level %d): only lower levels may be imported", f.path, lf, dep, ld)
+			}
+		}
+	}
+}
+
+// sameFamily allows a package to import its own sub-packages at the same
+// level (internal/cli → internal/cli/clopt).
+func sameFamily(a, b string) bool { return strings.HasPrefix(b, a+"/") }
+
+func TestEffectRules(t *testing.T) {
+	for _, f := range load(t) {
+		if f.test || strings.HasPrefix(f.pkg, "bench") {
+			continue
+		}
+		for _, im := range f.imports {
+			switch {
+			case im == "os/exec" && f.pkg != "internal/run" && !allowedExec[f.path[strings.Index(f.path, "/internal/")+1:]]:
+				t.Errorf("%s imports os/exec: only internal/run may run processes", f.path)
+			case strings.HasPrefix(im, "github.com/spf13/cobra") && !strings.HasPrefix(f.pkg, "cmd/") && f.pkg != "internal/cli":
+				t.Errorf("%s imports cobra: only cmd/ and internal/cli may", f.path)
+			case strings.HasPrefix(im, "github.com/klauspost/") && f.pkg != "format/bundle" && f.pkg != "format/offload":
+				t.Errorf("%s imports klauspost: only format/bundle and format/offload (v3 bodies) may", f.path)
+			}
+		}
+		if strings.Contains(f.src, "os.Exit(") && !(strings.HasPrefix(f.pkg, "cmd/") && strings.HasSuffix(f.path, "main.go")) {
+			t.Errorf("%s calls os.Exit: only cmd/*/main.go may", f.path)
+		}
+	}
+}
+
+// allowedExec lists files outside internal/run that still run processes,
+// each with the reason.
+var allowedExec = map[string]bool{}
