@@ -18,7 +18,7 @@ const (
 	KindOffloadBinary      // 10 FF 10 AD
 	KindBundle             // "__CLANG_OFFLOAD_BUNDLE__"
 	KindCCOB               // "CCOB"
-	KindHCF                // "HCF" header line (see hcf.md)
+	KindHCF                // AdaptiveCpp HCF: has no magic; Identify never returns it (hcf.Find locates HCF blobs)
 	KindBitcode            // BC C0 DE or wrapper 0x0B17C0DE
 	KindSPIRV              // 0x07230203
 	KindFatbin             // NVIDIA fatbin 0xBA55ED50
@@ -71,8 +71,6 @@ func Identify(head []byte) Kind {
 		return KindSPIRV
 	case len(head) >= 4 && binary.LittleEndian.Uint32(head) == 0xBA55ED50:
 		return KindFatbin
-	case bytes.HasPrefix(head, []byte("HCF ")) || bytes.HasPrefix(head, []byte("HCF\n")):
-		return KindHCF
 	case isMachO(head):
 		return KindMachO
 	case isCOFF(head):
