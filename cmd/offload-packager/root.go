@@ -98,9 +98,8 @@ llvm-offload-binary's syntax (file=NAME picks the output name); --triple,
 			if len(parts) > 0 {
 				ex.Images = append(ex.Images, strings.Join(parts, ","))
 			}
-			e := *env
-			e.Dir = exDir
-			return call("extract", ex, func() error { return packager.Extract(&e, ex) })
+			ex.OutDir = exDir
+			return call("extract", ex, func() error { return packager.Extract(env, ex) })
 		},
 	}
 	extract.Flags().StringArrayVar(&ex.Images, "image", nil, "filter in llvm-offload-binary syntax (repeatable)")

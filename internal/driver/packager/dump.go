@@ -12,6 +12,7 @@ import (
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/ar"
 	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/hcf"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
 	"github.com/offload-kit/offload-kit/internal/scan"
 )
@@ -36,6 +37,10 @@ type DumpObject struct {
 	Name   string      `json:"name"`             // "a.o" or "lib.a(m.o)"
 	Format string      `json:"format,omitempty"` // objdump's file format name; empty for raw packages
 	Images []DumpImage `json:"images"`
+	// Containers are other containers in the object's sections (bundles,
+	// fatbins, HCF), or the whole file's structure for inputs that are
+	// themselves bundles, fatbins or HCF. Filled by --all and --json.
+	Containers []DumpNode `json:"containers,omitempty"`
 }
 
 // DumpImage is one OffloadBinary entry.
@@ -54,6 +59,9 @@ type DumpImage struct {
 	ImageOffset    int64        `json:"image_offset"` // of the payload in the file; -1 as above
 	ImageSize      int          `json:"image_size"`
 	Strings        []offload.KV `json:"strings"`
+	// Contents describes the payload when it is itself a container (a
+	// bundle, fatbin, OffloadBinary...). Filled by --all and --json.
+	Contents []DumpNode `json:"contents,omitempty"`
 }
 
 // dumpError ends a default-mode dump the way llvm-objdump's reportError
@@ -108,7 +116,16 @@ func dumpFile(env *Env, name string, opt DumpOptions) (DumpFile, error) {
 		return df, fmt.Errorf("'%s': %s", name, errText(err))
 	}
 	defer in.Close()
+	deep := opt.All || opt.JSON
+	insp := &inspector{file: in.data}
 	emit := func(obj DumpObject) {
+		if deep {
+			for i := range obj.Images {
+				if d, ok := imageData(in.data, obj.Images[i]); ok {
+					obj.Images[i].Contents = insp.contents(d, 1)
+				}
+			}
+		}
 		df.Objects = append(df.Objects, obj)
 		if text {
 			printObject(env.Stdout, obj, opt.All)
@@ -159,7 +176,19 @@ func dumpFile(env *Env, name string, opt DumpOptions) (DumpFile, error) {
 		if err != nil {
 			return df, fmt.Errorf("'%s': %s", name, err)
 		}
+		if deep {
+			if eo, err := elfembed.Parse(in.data); err == nil {
+				obj.Containers = insp.sections(eo, 0)
+			}
+		}
 		emit(obj)
+	case format.KindBundle, format.KindCCOB, format.KindFatbin:
+		// Not objects, so llvm-objdump rejects them; we show their structure.
+		nodes := insp.contents(in.data, 0)
+		if len(nodes) == 1 && nodes[0].Error != "" {
+			return df, fmt.Errorf("'%s': %s", name, nodes[0].Error)
+		}
+		emit(DumpObject{Name: name, Format: k.String(), Images: []DumpImage{}, Containers: nodes})
 	case format.KindOffloadBinary:
 		if _, _, err := offload.Parse(in.data); err != nil {
 			return df, fmt.Errorf("'%s': %s", name, offload.LLVMError(err))
@@ -185,9 +214,21 @@ func dumpFile(env *Env, name string, opt DumpOptions) (DumpFile, error) {
 		}
 		fmt.Fprintf(env.Stderr, "%s: warning: '%s': %s\n", env.Tool, name, df.Warning)
 	default:
+		if f, err := hcf.Parse(in.data); err == nil && f.Root != nil && len(f.Root.Values)+len(f.Root.Children) > 0 {
+			emit(DumpObject{Name: name, Format: "hcf", Images: []DumpImage{}, Containers: []DumpNode{insp.hcfNode(f, in.data, int64(len(in.data)))}})
+			return df, nil
+		}
 		return df, fmt.Errorf("'%s': The file was not recognized as a valid object file", name)
 	}
 	return df, nil
+}
+
+// imageData returns the payload bytes of a described image.
+func imageData(file []byte, im DumpImage) ([]byte, bool) {
+	if im.ImageOffset < 0 || im.ImageOffset+int64(im.ImageSize) > int64(len(file)) {
+		return nil, false
+	}
+	return file[im.ImageOffset : im.ImageOffset+int64(im.ImageSize)], true
 }
 
 func objectImages(file []byte, origin string, data []byte, k format.Kind) (DumpObject, error) {
@@ -255,7 +296,15 @@ func printObject(w io.Writer, obj DumpObject, all bool) {
 			for _, kv := range im.Strings {
 				fmt.Fprintf(&sb, "  %-14s%s\n", kv.Key, quoteIfNeeded(kv.Value))
 			}
+			if len(im.Contents) > 0 {
+				sb.WriteString("contents:\n")
+				printNodes(&sb, im.Contents, "  ")
+			}
 		}
+	}
+	if len(obj.Containers) > 0 {
+		sb.WriteString("\nCONTAINERS:\n")
+		printNodes(&sb, obj.Containers, "  ")
 	}
 	io.WriteString(w, sb.String())
 }

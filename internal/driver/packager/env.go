@@ -5,9 +5,13 @@
 package packager
 
 import (
+	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/offload-kit/offload-kit/internal/cli/diag"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
@@ -45,6 +49,9 @@ func (in *input) Close() {
 }
 
 func openInput(env *Env, name string) (*input, error) {
+	if strings.HasPrefix(name, "file://") {
+		return openURI(env, name)
+	}
 	if name == "-" {
 		b, err := io.ReadAll(env.Stdin)
 		if err != nil {
@@ -93,3 +100,45 @@ func capitalize(s string) string {
 
 // exitCode is the test hook mirroring diag.ExitCode.
 var exitCode = diag.ExitCode
+
+// openURI opens the code-object URI form used by the HIP runtime and
+// LLVM's offload-bundle tooling, file://PATH#offset=N&size=M, as the byte
+// range it names (N and M decimal or 0x-hex; size defaults to the rest).
+func openURI(env *Env, uri string) (*input, error) {
+	rest := strings.TrimPrefix(uri, "file://")
+	path, frag, _ := strings.Cut(rest, "#")
+	if p, err := url.PathUnescape(path); err == nil {
+		path = p
+	}
+	var off, size int64 = 0, -1
+	if frag != "" {
+		for _, kv := range strings.Split(frag, "&") {
+			k, v, _ := strings.Cut(kv, "=")
+			n, err := strconv.ParseInt(v, 0, 64)
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("invalid %s in URI: %q", k, v)
+			}
+			switch k {
+			case "offset":
+				off = n
+			case "size":
+				size = n
+			default:
+				return nil, fmt.Errorf("unknown URI parameter %q", k)
+			}
+		}
+	}
+	m, err := mmapfile.Open(env.path(path))
+	if err != nil {
+		return nil, err
+	}
+	total := int64(len(m.Data))
+	if size < 0 {
+		size = total - off
+	}
+	if off > total || size < 0 || size > total-off {
+		m.Close()
+		return nil, fmt.Errorf("range offset=%d size=%d is outside the file (%d bytes)", off, size, total)
+	}
+	return &input{name: uri, data: m.Data[off : off+size : off+size], m: m}, nil
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/offload-kit/offload-kit/elfembed"
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/ar"
 	"github.com/offload-kit/offload-kit/format/offload"
@@ -24,6 +25,9 @@ type ExtractOptions struct {
 	Input   string
 	Images  []string // --image filters; none means "everything"
 	Archive bool
+	// OutDir is where extracted files go (default: the current directory).
+	// Names given with file= are relative to it too.
+	OutDir string
 	// Strict22 keeps LLVM 22.1.8's behaviour of doing nothing when no
 	// --image is given (the llvm-offload-binary personality).
 	Strict22 bool
@@ -40,7 +44,15 @@ func Extract(env *Env, opt ExtractOptions) error {
 	if err != nil {
 		return err
 	}
-	stem := stemOf(opt.Input)
+	if opt.OutDir != "" {
+		e := *env
+		e.Dir = filepath.Join(env.Dir, opt.OutDir)
+		if filepath.IsAbs(opt.OutDir) {
+			e.Dir = opt.OutDir
+		}
+		env = &e
+	}
+	stem := stemOf(uriPath(opt.Input))
 	if len(opt.Images) == 0 {
 		if opt.Strict22 {
 			return nil
@@ -49,6 +61,34 @@ func Extract(env *Env, opt ExtractOptions) error {
 			name := safeName(fmt.Sprintf("%s-%s%s.%d.%s", stem, b.Get("triple"), dashIf(b.Get("arch")), i, b.ImageKind.Ext()))
 			if err := writeImage(env, in, name, b); err != nil {
 				return err
+			}
+			fmt.Fprintf(env.Stdout, "Extracted: %s\n", name)
+		}
+		// Entries of other containers: bundles and fatbins in the input
+		// itself or in its sections.
+		insp := &inspector{file: in.data}
+		var nodes []DumpNode
+		switch format.Identify(in.data) {
+		case format.KindBundle, format.KindCCOB, format.KindFatbin:
+			nodes = insp.contents(in.data, 0)
+		case format.KindELF, format.KindCOFF:
+			if obj, err := elfembed.Parse(in.data); err == nil {
+				nodes = insp.sections(obj, 0)
+			}
+		}
+		for _, n := range nodes {
+			if n.Error != "" {
+				return fmt.Errorf("'%s': %s", opt.Input, n.Error)
+			}
+		}
+		names, datas := containerFiles(safeName(filepath.Base(uriPath(opt.Input))), nodes)
+		for i, name := range names {
+			d := datas[i]
+			if err := atomicfile.WriteFile(env.path(name), env.Stdout, func(w io.Writer) error {
+				_, err := w.Write(d)
+				return err
+			}); err != nil {
+				return fmt.Errorf("'%s': %s", name, errText(err))
 			}
 			fmt.Fprintf(env.Stdout, "Extracted: %s\n", name)
 		}
@@ -211,6 +251,16 @@ func offsetIn(outer, inner []byte) (int64, bool) {
 		return 0, false
 	}
 	return int64(i - o), true
+}
+
+// uriPath returns the file path of a file:// URI input (the name itself
+// for plain paths).
+func uriPath(name string) string {
+	if p, ok := strings.CutPrefix(name, "file://"); ok {
+		p, _, _ = strings.Cut(p, "#")
+		return p
+	}
+	return name
 }
 
 // stemOf is llvm::sys::path::stem: the file name without its last extension.

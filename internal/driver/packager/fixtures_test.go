@@ -97,6 +97,14 @@ func fixtures(t *testing.T) string {
 				"--image=file=omp.dev.o,triple=amdgcn-amd-amdhsa,arch=gfx90a,kind=hip,feature=+xnack",
 				"--image=file=s.cpp,triple=nvptx64-nvidia-cuda,arch=sm_90,kind=cuda", "--image=file=k.hip,kind=sycl"},
 			{clang, "-c", "-flto", "nf.c", "-Xclang", "-fembed-offload-object=raw.pkg", "-o", "lto.o"},
+			// Non-RDC HIP: clang embeds a bundle (plain and CCOB) in .hip_fatbin.
+			{clang, "-x", "hip", "--offload-arch=gfx90a", "--offload-arch=gfx1100", "-nogpuinc", "-nogpulib", "-cuid=fixed", "-c", "k.hip", "-o", "hipfb.o"},
+			{clang, "-x", "hip", "--offload-arch=gfx90a", "--offload-arch=gfx1100", "-nogpuinc", "-nogpulib", "-cuid=fixed", "--offload-compress", "-c", "k.hip", "-o", "hipfbz.o"},
+			// A package whose image is itself a bundle, embedded in an object.
+			{oracle(t, "clang-offload-bundler"), "-type=o", "-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a",
+				"-input=/dev/null", "-input=nf.c", "-output=inner.hipfb", "-bundle-align=4096"},
+			{ob, "-o", "nested.pkg", "--image=file=inner.hipfb,triple=amdgcn-amd-amdhsa,arch=gfx90a,kind=hip"},
+			{clang, "-c", "nf.c", "-Xclang", "-fembed-offload-object=nested.pkg", "-o", "nested.o"},
 		}
 		for _, s := range steps {
 			cmd := exec.Command(s[0], s[1:]...)
