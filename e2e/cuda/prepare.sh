@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Step 1 of the CUDA end-to-end check, on the development machine (clang 22,
+# no CUDA): device code to PTX, host code to objects carrying offload
+# entries, then offload-kit packages the PTX and embeds it into the host
+# objects, giving fat objects. Everything the GPU machine needs lands in
+# e2e/cuda/out/ (static binaries included).
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT=$(cd ../.. && pwd)
+CLANG=${CLANG:-/usr/lib/llvm-22/bin/clang++}
+OUT=out
+rm -rf "$OUT"; mkdir -p "$OUT/bin"
+(cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "e2e/cuda/$OUT/bin/" ./cmd/offload-packager ./cmd/linker-wrapper)
+P="$OUT/bin/offload-packager"
+F=(-x cuda --offload-new-driver -fgpu-rdc -nocudainc -nocudalib --offload-arch=sm_90 -Xclang -target-sdk-version=12.8 -O2)
+for s in saxpy rdc_main rdc_lib; do
+  "$CLANG" "${F[@]}" --cuda-device-only -Xclang -target-feature -Xclang +ptx80 -S $s.cu -o "$OUT/$s.s"
+  "$CLANG" "${F[@]}" --cuda-host-only -c $s.cu -o "$OUT/$s.host.o"
+  # Package the PTX (the ".s" extension gives image kind PTX) and embed it: a fat object.
+  "$P" create -o "$OUT/$s.pkg" "--image=file=$OUT/$s.s,triple=nvptx64-nvidia-cuda,arch=sm_90,kind=cuda"
+  "$P" embed -o "$OUT/$s.fat.o" "$OUT/$s.host.o" "$OUT/$s.pkg"
+  "$P" dump "$OUT/$s.fat.o"
+done
+cp run.sh "$OUT/"
+echo "prepare: fat objects and tools in $(pwd)/$OUT"

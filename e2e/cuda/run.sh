@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Step 2 of the CUDA end-to-end check, on the GPU machine (CUDA 13: ptxas,
+# nvlink, fatbinary, libcudart, g++; no clang). offload-kit's linker-wrapper
+# links the device code of the fat objects without clang (ptxas -c, nvlink,
+# fatbinary), emits the CUDA registration object natively, and runs the host
+# link; the programs must print "saxpy err=0" and "hits=4096 status=0".
+set -uo pipefail
+cd "$(dirname "$0")"
+CUDA=${CUDA_PATH:-/usr/local/cuda}
+export PATH=$CUDA/bin:$PATH
+cat > gxx-link <<EOS
+#!/bin/sh
+exec g++ "\$@" -L$CUDA/lib64 -L$CUDA/lib64/stubs -lcudart -Wl,-rpath,$CUDA/lib64
+EOS
+chmod +x gxx-link
+echo "== machine"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; ptxas --version | tail -1
+W=(bin/linker-wrapper --host-triple=x86_64-unknown-linux-gnu --linker-path="$PWD/gxx-link" --cuda-path="$CUDA" --wrapper-verbose)
+rc=0
+echo "== link saxpy"
+"${W[@]}" -o saxpy saxpy.fat.o || rc=1
+echo "== run saxpy"; ./saxpy || rc=1
+echo "== link rdc"
+"${W[@]}" -o rdc rdc_main.fat.o rdc_lib.fat.o || rc=1
+echo "== run rdc"; ./rdc || rc=1
+echo "== dump"; bin/offload-packager dump saxpy rdc
+echo "== result rc=$rc"
+exit $rc
