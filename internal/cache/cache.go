@@ -1,0 +1,525 @@
+package cache
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Options configures a [Cache]. The linker-wrapper driver fills it from
+// --cache-dir / --cache-max-size / --cache-remote and their environment
+// variables; this package reads neither.
+type Options struct {
+	// Dir is the local cache directory (required). It is created if
+	// missing and may be shared by concurrent processes.
+	Dir string
+	// MaxSize bounds the bytes stored under Dir (file sizes, not disk
+	// blocks). 0 means unlimited. When an insert pushes the directory over
+	// MaxSize, least-recently-used entries are removed until it is at 90%
+	// of MaxSize.
+	MaxSize int64
+	// Remote is the base URL of a Bazel HTTP remote cache, e.g.
+	// "http://cache.example:8080" or "https://user:pass@host/prefix".
+	// Credentials in the URL are sent as basic auth. Empty disables it.
+	Remote string
+	// RemoteHeaders are added to every remote request, e.g.
+	// {"Authorization": "Bearer <token>"}.
+	RemoteHeaders map[string]string
+	// RemoteReadOnly disables uploads (typical for developer machines
+	// reading a cache that CI populates).
+	RemoteReadOnly bool
+	// Timeout bounds each remote HTTP request, body included. 0 means 60s.
+	Timeout time.Duration
+	// Identity selects how [Cache.ToolIdentity] identifies executables.
+	Identity IdentityMode
+	// Warn, if set, receives one line per remote failure or corrupt entry.
+	// Such events never fail a link.
+	Warn func(msg string)
+	// Now, if set, replaces time.Now for access times (used by tests).
+	Now func() time.Time
+}
+
+// Cache is a local directory of device-link results, optionally backed by a
+// remote cache. Its methods are safe for concurrent use, and several Cache
+// values (in one or many processes) may share a directory. A nil *Cache is
+// a disabled cache: Get always misses and Put does nothing.
+type Cache struct {
+	opt    Options
+	root   string // Dir/v1
+	remote *remote
+	st     counters
+
+	mu        sync.Mutex
+	tools     map[string]string // ToolIdentity memo, keyed by path+size+mtime
+	badRemote map[[32]byte]bool // blobs whose remote copy failed a check
+}
+
+// Layout under Options.Dir.
+const (
+	layoutVersion = "v1"
+	acDir         = "ac"  // manifests, ac/<2 hex>/<64 hex key>
+	casDir        = "cas" // blobs, cas/<2 hex>/<64 hex sha256>
+	tmpDir        = "tmp" // partial writes, renamed into ac/ or cas/
+)
+
+// Open prepares the cache directory and the remote client.
+func Open(opt Options) (*Cache, error) {
+	if opt.Dir == "" {
+		return nil, errors.New("cache: no directory given")
+	}
+	if opt.MaxSize < 0 {
+		return nil, fmt.Errorf("cache: negative maximum size %d", opt.MaxSize)
+	}
+	if opt.Timeout == 0 {
+		opt.Timeout = 60 * time.Second
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	c := &Cache{opt: opt, root: filepath.Join(opt.Dir, layoutVersion), tools: map[string]string{}, badRemote: map[[32]byte]bool{}}
+	for _, d := range []string{acDir, casDir, tmpDir} {
+		if err := os.MkdirAll(filepath.Join(c.root, d), 0o777); err != nil {
+			return nil, fmt.Errorf("cache: %w", err)
+		}
+	}
+	if opt.Remote != "" {
+		r, err := newRemote(opt)
+		if err != nil {
+			return nil, err
+		}
+		c.remote = r
+	}
+	return c, nil
+}
+
+// Close releases idle remote connections.
+func (c *Cache) Close() error {
+	if c != nil && c.remote != nil {
+		c.remote.close()
+	}
+	return nil
+}
+
+// Stats counts cache events since Open. The driver prints it under -v.
+type Stats struct {
+	Lookups      int64 // Get calls
+	LocalHits    int64 // hits served from Dir
+	RemoteHits   int64 // hits fetched from the remote (then stored in Dir)
+	Misses       int64
+	Puts         int64 // entries inserted into Dir
+	Uploads      int64 // entries uploaded to the remote
+	Corrupt      int64 // entries or blobs rejected by a format, size or hash check
+	RemoteErrors int64 // failed remote requests (network errors, unexpected status)
+	Evicted      int64 // entries (and unreferenced blobs) removed by Trim
+	EvictedBytes int64
+	Downloaded   int64 // bytes fetched from the remote
+	Uploaded     int64 // bytes sent to the remote
+}
+
+// Hits returns LocalHits + RemoteHits.
+func (s Stats) Hits() int64 { return s.LocalHits + s.RemoteHits }
+
+// String formats the statistics on one line.
+func (s Stats) String() string {
+	return fmt.Sprintf("cache: %d lookups, %d hits (%d local, %d remote), %d misses; "+
+		"%d inserts, %d uploads; %d corrupt, %d remote errors; %d evicted (%d bytes); "+
+		"%d bytes downloaded, %d bytes uploaded",
+		s.Lookups, s.Hits(), s.LocalHits, s.RemoteHits, s.Misses,
+		s.Puts, s.Uploads, s.Corrupt, s.RemoteErrors, s.Evicted, s.EvictedBytes,
+		s.Downloaded, s.Uploaded)
+}
+
+type counters struct {
+	lookups, localHits, remoteHits, misses, puts, uploads, corrupt, remoteErrors,
+	evicted, evictedBytes, downloaded, uploaded atomic.Int64
+}
+
+// Stats returns a snapshot of the counters.
+func (c *Cache) Stats() Stats {
+	if c == nil {
+		return Stats{}
+	}
+	s := &c.st
+	return Stats{
+		Lookups: s.lookups.Load(), LocalHits: s.localHits.Load(), RemoteHits: s.remoteHits.Load(),
+		Misses: s.misses.Load(), Puts: s.puts.Load(), Uploads: s.uploads.Load(),
+		Corrupt: s.corrupt.Load(), RemoteErrors: s.remoteErrors.Load(),
+		Evicted: s.evicted.Load(), EvictedBytes: s.evictedBytes.Load(),
+		Downloaded: s.downloaded.Load(), Uploaded: s.uploaded.Load(),
+	}
+}
+
+func (c *Cache) warnf(format string, args ...any) {
+	if c.opt.Warn != nil {
+		c.opt.Warn(fmt.Sprintf(format, args...))
+	}
+}
+
+// ToolIdentity is [ToolIdentity] with Options.Identity, memoised per Cache
+// by path, size and modification time, so a tool is hashed once per
+// process.
+func (c *Cache) ToolIdentity(path string) (string, error) {
+	mode := IdentifyByContent
+	if c != nil {
+		mode = c.opt.Identity
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("cache: identify tool: %w", err)
+	}
+	memo := fmt.Sprintf("%s\x00%d\x00%d\x00%d", path, fi.Size(), fi.ModTime().UnixNano(), mode)
+	if c != nil {
+		c.mu.Lock()
+		id, ok := c.tools[memo]
+		c.mu.Unlock()
+		if ok {
+			return id, nil
+		}
+	}
+	id, err := ToolIdentity(path, mode)
+	if err == nil && c != nil {
+		c.mu.Lock()
+		c.tools[memo] = id
+		c.mu.Unlock()
+	}
+	return id, err
+}
+
+func (c *Cache) acPath(k Key) string {
+	s := k.String()
+	return filepath.Join(c.root, acDir, s[:2], s)
+}
+
+func (c *Cache) casPath(sum [32]byte) string {
+	s := hex.EncodeToString(sum[:])
+	return filepath.Join(c.root, casDir, s[:2], s)
+}
+
+// createTemp creates a new file in dir with a random name. Unlike
+// os.CreateTemp it honours the umask (0666), so a cache directory can be
+// shared between users.
+func createTemp(dir, prefix string) (*os.File, error) {
+	var rnd [12]byte
+	for range 10 {
+		if _, err := rand.Read(rnd[:]); err != nil {
+			return nil, err
+		}
+		name := filepath.Join(dir, prefix+hex.EncodeToString(rnd[:]))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("create temporary file in %s: too many collisions", dir)
+}
+
+// install renames a finished temporary file to its final path, creating
+// the shard directory if an evictor removed it.
+func install(tmp, final string) error {
+	err := os.Rename(tmp, final)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = os.MkdirAll(filepath.Dir(final), 0o777); err == nil {
+			err = os.Rename(tmp, final)
+		}
+	}
+	return err
+}
+
+// touch records a use of path for LRU eviction. Modification time serves as
+// access time (atime is unreliable under relatime/noatime).
+func (c *Cache) touch(path string) {
+	now := c.opt.Now()
+	_ = os.Chtimes(path, now, now)
+}
+
+// Entry is what [Cache.Put] records for one job.
+type Entry struct {
+	// Files maps each output's logical name (see [File.Name]) to the path
+	// holding its contents now.
+	Files map[string]string
+	// Stdout and Stderr are the tool's captured output, replayed on a hit
+	// (at most 1 MiB each).
+	Stdout, Stderr []byte
+}
+
+// Put inserts an entry under k: each file is copied into the content-
+// addressed store, then the manifest is renamed into place, so readers never
+// see a partial entry and concurrent inserts of one key are harmless. With a
+// remote, the entry is then uploaded; upload failures are only counted and
+// warned about. When MaxSize is set, Put ends with a [Cache.Trim].
+//
+// The error reports a local failure; the link itself has succeeded, so the
+// driver should warn and continue.
+func (c *Cache) Put(ctx context.Context, k Key, e Entry) error {
+	if c == nil {
+		return nil
+	}
+	if len(e.Stdout) > maxInlineOutput || len(e.Stderr) > maxInlineOutput {
+		return fmt.Errorf("cache: put %s: tool output too large to cache", k)
+	}
+	names := make([]string, 0, len(e.Files))
+	for name := range e.Files {
+		if err := validName(name); err != nil {
+			return fmt.Errorf("cache: put %s: %w", k, err)
+		}
+		names = append(names, name)
+	}
+	if len(names) > maxFiles {
+		return fmt.Errorf("cache: put %s: too many files", k)
+	}
+	sort.Strings(names)
+	m := &manifest{Stdout: e.Stdout, Stderr: e.Stderr}
+	blobPaths := make([]string, 0, len(names))
+	for _, name := range names {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("cache: put %s: %w", k, err)
+		}
+		mf, err := c.storeBlob(e.Files[name])
+		if err != nil {
+			return fmt.Errorf("cache: put %s: %s: %w", k, name, err)
+		}
+		mf.Name = name
+		m.Files = append(m.Files, mf)
+		blobPaths = append(blobPaths, c.casPath(mf.Hash))
+	}
+	data := m.marshal()
+	if err := c.writeFile(c.acPath(k), data); err != nil {
+		return fmt.Errorf("cache: put %s: %w", k, err)
+	}
+	// Blobs first, then the manifest: the manifest is never older than
+	// its blobs, so Trim sees entries, not stray blobs, as the LRU unit.
+	for _, p := range blobPaths {
+		c.touch(p)
+	}
+	c.touch(c.acPath(k))
+	c.st.puts.Add(1)
+
+	if c.remote != nil && !c.opt.RemoteReadOnly {
+		if err := c.upload(ctx, k, m, data); err != nil {
+			c.st.remoteErrors.Add(1)
+			c.warnf("cache: upload %s: %v", k, err)
+		} else {
+			c.st.uploads.Add(1)
+		}
+	}
+	if c.opt.MaxSize > 0 {
+		if _, err := c.Trim(ctx); err != nil {
+			c.warnf("%v", err)
+		}
+	}
+	return nil
+}
+
+// storeBlob copies src into the store, hashing it on the way.
+func (c *Cache) storeBlob(src string) (manifestFile, error) {
+	var mf manifestFile
+	in, err := os.Open(src)
+	if err != nil {
+		return mf, err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return mf, err
+	}
+	if !fi.Mode().IsRegular() {
+		return mf, fmt.Errorf("%s: not a regular file", src)
+	}
+	mf.Executable = fi.Mode()&0o111 != 0
+	tmp, err := createTemp(filepath.Join(c.root, tmpDir), "blob-")
+	if err != nil {
+		return mf, err
+	}
+	defer os.Remove(tmp.Name()) // no-op once renamed
+	h := sha256.New()
+	mf.Size, err = io.Copy(io.MultiWriter(tmp, h), in)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return mf, fmt.Errorf("copy %s: %w", src, err)
+	}
+	h.Sum(mf.Hash[:0])
+	final := c.casPath(mf.Hash)
+	if st, err := os.Stat(final); err == nil && st.Size() == mf.Size {
+		return mf, nil // already stored; Put touches it
+	}
+	return mf, install(tmp.Name(), final)
+}
+
+// writeFile atomically replaces path with data.
+func (c *Cache) writeFile(path string, data []byte) error {
+	tmp, err := createTemp(filepath.Join(c.root, tmpDir), "ac-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return install(tmp.Name(), path)
+}
+
+// Hit is the result of [Cache.Get].
+type Hit struct {
+	OK     bool // the outputs were restored
+	Remote bool // the entry came from the remote cache
+	// Stdout and Stderr are the tool's recorded output, to be replayed.
+	Stdout, Stderr []byte
+}
+
+// Get looks k up, locally first and then in the remote (storing a remote
+// hit locally), and on a hit writes each requested output to its path:
+// outputs maps logical names to destination paths. Every blob is checked
+// against its SHA-256 while it is copied, and the destinations are only
+// renamed into place once all of them verified, so on a miss no destination
+// has been touched. Corrupt or incomplete entries and remote failures are
+// misses. The error reports a failure to write a destination.
+func (c *Cache) Get(ctx context.Context, k Key, outputs map[string]string) (Hit, error) {
+	if c == nil {
+		return Hit{}, nil
+	}
+	c.st.lookups.Add(1)
+	hit, err := c.getLocal(k, outputs)
+	if err != nil || hit.OK {
+		if hit.OK {
+			c.st.localHits.Add(1)
+		}
+		return hit, err
+	}
+	if c.remote != nil && c.fetch(ctx, k) {
+		hit, err = c.getLocal(k, outputs)
+		if hit.OK {
+			hit.Remote = true
+			c.st.remoteHits.Add(1)
+			return hit, nil
+		}
+		if err != nil {
+			return hit, err
+		}
+	}
+	c.st.misses.Add(1)
+	return Hit{}, nil
+}
+
+func (c *Cache) readManifest(k Key) (*manifest, error) {
+	data, err := os.ReadFile(c.acPath(k))
+	if err != nil {
+		return nil, err
+	}
+	return unmarshalManifest(data)
+}
+
+// getLocal restores outputs from the local store.
+func (c *Cache) getLocal(k Key, outputs map[string]string) (Hit, error) {
+	m, err := c.readManifest(k)
+	if errors.Is(err, ErrCorrupt) {
+		c.st.corrupt.Add(1)
+		c.warnf("cache: %s: %v", k, err)
+		_ = os.Remove(c.acPath(k))
+		return Hit{}, nil
+	}
+	if err != nil {
+		return Hit{}, nil // absent (or unreadable): a miss
+	}
+	type pending struct{ tmp, dst string }
+	var done []pending
+	cleanup := func() {
+		for _, p := range done {
+			os.Remove(p.tmp)
+		}
+	}
+	names := make([]string, 0, len(outputs))
+	for name := range outputs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var used []string
+	for _, name := range names {
+		mf, ok := m.file(name)
+		if !ok {
+			cleanup()
+			c.warnf("cache: %s: entry has no output %q", k, name)
+			return Hit{}, nil
+		}
+		dst := outputs[name]
+		tmp, ok, err := c.restoreBlob(k, mf, dst)
+		if err != nil || !ok {
+			cleanup()
+			return Hit{}, err
+		}
+		done = append(done, pending{tmp, dst})
+		used = append(used, c.casPath(mf.Hash))
+	}
+	for i, p := range done {
+		if err := os.Rename(p.tmp, p.dst); err != nil {
+			cleanup()
+			for _, q := range done[:i] {
+				os.Remove(q.dst)
+			}
+			return Hit{}, fmt.Errorf("cache: restore %s: %w", p.dst, err)
+		}
+	}
+	for _, p := range used {
+		c.touch(p)
+	}
+	c.touch(c.acPath(k))
+	return Hit{OK: true, Stdout: m.Stdout, Stderr: m.Stderr}, nil
+}
+
+// restoreBlob copies a blob to a temporary file beside dst, verifying its
+// size and hash. ok is false (with a nil error) if the blob is missing or
+// corrupt; a corrupt blob is deleted.
+func (c *Cache) restoreBlob(k Key, mf manifestFile, dst string) (tmpName string, ok bool, err error) {
+	src := c.casPath(mf.Hash)
+	in, err := os.Open(src)
+	if err != nil {
+		return "", false, nil // evicted or never stored
+	}
+	defer in.Close()
+	perm := os.FileMode(0o666)
+	if mf.Executable {
+		perm = 0o777
+	}
+	out, err := createTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".cache-")
+	if err != nil {
+		return "", false, fmt.Errorf("cache: restore %s: %w", dst, err)
+	}
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(out, h), io.LimitReader(in, mf.Size+1))
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && perm != 0o666 {
+		err = os.Chmod(out.Name(), perm&^0o022)
+	}
+	if err != nil {
+		os.Remove(out.Name())
+		return "", false, fmt.Errorf("cache: restore %s: %w", dst, err)
+	}
+	var sum [32]byte
+	h.Sum(sum[:0])
+	if n != mf.Size || sum != mf.Hash {
+		os.Remove(out.Name())
+		c.st.corrupt.Add(1)
+		c.warnf("cache: %s: blob %x for %q fails its hash check; removed", k, mf.Hash, mf.Name)
+		_ = os.Remove(src)
+		return "", false, nil
+	}
+	return out.Name(), true, nil
+}

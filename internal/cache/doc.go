@@ -1,0 +1,24 @@
+// Package cache is an opt-in, content-addressed cache of device-link
+// results.
+//
+// A device-link job (one target group: one tool command line over some
+// input device images producing one or more output files) is described by
+// a [Command], or directly through a [KeyBuilder], and reduced to a [Key]:
+// the SHA-256 of the input images' contents, the command line with
+// temporary paths replaced by logical names, the tool's identity and
+// version and a filtered environment. [Cache.Get] restores the outputs of
+// an earlier run of the same job; [Cache.Put] records them.
+//
+// Entries live in a local directory (Options.Dir) as a small manifest plus
+// content-addressed blobs, inserted atomically (temporary file + rename)
+// so that any number of link processes may share the directory. The
+// directory is trimmed to Options.MaxSize by least-recent use. An optional
+// remote backend (Options.Remote) speaks the Bazel HTTP remote-cache
+// protocol (GET/PUT /ac/<sha256> and /cas/<sha256>), so bazel-remote or a
+// WebDAV-enabled nginx can share results between machines; the manifest is
+// an REAPI ActionResult message. Remote failures never fail a link: they
+// count as misses and are reported through Options.Warn and [Stats].
+//
+// The package reads no environment variables or flags; the linker-wrapper
+// driver maps --cache-dir and friends to [Options]. See docs/cache.md.
+package cache
