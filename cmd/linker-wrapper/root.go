@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/offload-kit/offload-kit/internal/cli"
+	"github.com/offload-kit/offload-kit/internal/cli/optable"
+	"github.com/offload-kit/offload-kit/internal/driver/linkwrap"
+	"github.com/offload-kit/offload-kit/internal/run"
+)
+
+// runFunc runs the driver; tests capture the options instead.
+type runFunc func(ctx context.Context, opts *linkwrap.Options, env linkwrap.Env) error
+
+// progName is the argv[0] personality: invoked as clang-linker-wrapper
+// (e.g. through a symlink found by clang -B<dir>), diagnostics use that name.
+func progName(argv0 string) string {
+	if strings.HasPrefix(filepath.Base(argv0), "clang-linker-wrapper") {
+		return "clang-linker-wrapper"
+	}
+	return "linker-wrapper"
+}
+
+func newRootCmd(runF runFunc) *cobra.Command {
+	if runF == nil {
+		runF = linkwrap.Run
+	}
+	cmd := &cobra.Command{
+		Use:   "linker-wrapper [options] <host linker arguments>",
+		Short: "Link offload device code, then run the host linker (clang-linker-wrapper 22.1.8 compatible)",
+		Example: `  clang-22 -fopenmp -fopenmp-targets=x86_64-unknown-linux-gnu -B<dir> app.c
+      (with <dir>/clang-linker-wrapper a symlink to linker-wrapper)
+  linker-wrapper --linker-path=/usr/bin/ld --dry-run -o app app.o -lomp -lomptarget`,
+		DisableFlagParsing: true,
+		SilenceErrors:      true,
+		SilenceUsage:       true,
+		Args:               cobra.ArbitraryArgs,
+		CompletionOptions:  cobra.CompletionOptions{DisableDefaultCmd: true},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			prog := cmd.Name()
+			expanded, err := optable.ExpandResponseFiles(args, os.ReadFile)
+			if err != nil {
+				return &cli.FlagError{Err: err}
+			}
+			opts, err := linkwrap.ParseArgs(expanded)
+			if err != nil {
+				return &cli.FlagError{Err: err}
+			}
+			switch {
+			case opts.Help || opts.HelpHidden:
+				linkwrap.WriteHelp(cmd.OutOrStdout(), prog, opts.HelpHidden)
+				return nil
+			case opts.Version:
+				linkwrap.WriteVersion(cmd.OutOrStdout(), prog)
+				return nil
+			}
+			exeDir := ""
+			if exe, err := os.Executable(); err == nil {
+				if r, err := filepath.EvalSymlinks(exe); err == nil {
+					exe = r
+				}
+				exeDir = filepath.Dir(exe)
+			}
+			env := linkwrap.Env{
+				Stdout: cmd.OutOrStdout(),
+				Stderr: cmd.ErrOrStderr(),
+				Getenv: os.Getenv,
+				ExeDir: exeDir,
+				// Debian's LLVM 22 keeps the unversioned clang here.
+				FallbackDirs: []string{"/usr/lib/llvm-22/bin"},
+				NumCPU:       runtime.NumCPU(),
+				Now:          time.Now,
+				Prog:         prog,
+			}
+			if err := runF(cmd.Context(), opts, env); err != nil {
+				return explain(cmd.ErrOrStderr(), prog, err)
+			}
+			return nil
+		},
+	}
+	return cmd
+}
+
+// execute runs cmd with argv (argv[0] included) through cli.Main and
+// returns the exit status: 0, or 1 after printing "<prog>: error: <msg>".
+// A failing child does not pass its exit code through (as in LLVM).
+func execute(cmd *cobra.Command, argv []string, stdout, stderr io.Writer) int {
+	prog := progName(argv[0])
+	cmd.Use = prog + " [options] <host linker arguments>"
+	cmd.SetOut(stdout)
+	return cli.Main(cmd, prog, argv[1:], stderr)
+}
+
+// explain prints the diagnostics for a failed child process or missing
+// tool itself (error line, command, hint) and returns cli.Reported;
+// other errors are returned for cli.Main to print.
+func explain(w io.Writer, prog string, err error) error {
+	var re *run.Error
+	var te *linkwrap.ToolError
+	switch {
+	case errors.As(err, &re):
+		cli.PrintError(w, prog, err)
+		fmt.Fprintf(w, "%s: note: the failing command was:\n%s\n", prog, run.FormatCommand(re.Args))
+		fmt.Fprintf(w, "%s: note: its output is above; rerun with --save-temps to keep the intermediate files it read, or --wrapper-verbose to print every command\n", prog)
+	case errors.As(err, &te) && te.Tool == "clang":
+		cli.PrintError(w, prog, err)
+		fmt.Fprintf(w, "%s: note: searched --clang-path, $OFFLOAD_KIT_CLANG, the wrapper's directory and PATH\n", prog)
+	default:
+		return err
+	}
+	return cli.Reported{Code: 1}
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/offload-kit/offload-kit/internal/driver/linkwrap"
+	"github.com/offload-kit/offload-kit/internal/run"
+)
+
+// capture runs the command with argv and returns the options the driver
+// would have received.
+func capture(t *testing.T, argv ...string) (*linkwrap.Options, linkwrap.Env, string, string, int) {
+	t.Helper()
+	var got *linkwrap.Options
+	var env linkwrap.Env
+	cmd := newRootCmd(func(_ context.Context, o *linkwrap.Options, e linkwrap.Env) error {
+		got, env = o, e
+		return nil
+	})
+	var stdout, stderr bytes.Buffer
+	code := execute(cmd, argv, &stdout, &stderr)
+	return got, env, stdout.String(), stderr.String(), code
+}
+
+func TestFlagsReachTheDriver(t *testing.T) {
+	o, env, _, stderr, code := capture(t, "linker-wrapper", "--host-triple=x86_64-pc-linux-gnu", "--linker-path=/usr/bin/ld",
+		"-o", "app", "--wrapper-jobs=3", "--save-temps", "-mllvm", "-x", "--should-extract=gfx90a,gfx942",
+		"--device-linker=amdgcn-amd-amdhsa=-v", "a.o", "-lomp", "-r")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, "/usr/bin/ld", o.LinkerPath)
+	assert.Equal(t, "app", o.Output)
+	assert.Equal(t, 3, o.Jobs)
+	assert.True(t, o.SaveTemps && o.Relocatable)
+	assert.Equal(t, []string{"-x"}, o.MLLVM)
+	assert.Equal(t, []string{"gfx90a", "gfx942"}, o.ShouldExtract)
+	assert.Equal(t, []string{"amdgcn-amd-amdhsa=-v"}, o.DeviceLinker)
+	assert.Equal(t, "linker-wrapper", env.Prog)
+	assert.True(t, env.NumCPU > 0 && env.Getenv != nil)
+}
+
+func TestResponseFile(t *testing.T) {
+	rsp := filepath.Join(t.TempDir(), "args.rsp")
+	require.NoError(t, os.WriteFile(rsp, []byte(`--linker-path=/usr/bin/ld -o "my app" 'a b.o'`), 0o644))
+	o, _, _, _, code := capture(t, "linker-wrapper", "@"+rsp)
+	require.Equal(t, 0, code)
+	assert.Equal(t, "my app", o.Output)
+	var inputs []string
+	for _, a := range o.Args {
+		if a.IsInput() {
+			inputs = append(inputs, a.Value())
+		}
+	}
+	assert.Equal(t, []string{"a b.o"}, inputs)
+}
+
+func TestPersonality(t *testing.T) {
+	_, env, _, _, _ := capture(t, "/tmp/x/clang-linker-wrapper", "--linker-path=/bin/true")
+	assert.Equal(t, "clang-linker-wrapper", env.Prog)
+	_, _, _, stderr, code := capture(t, "/tmp/x/clang-linker-wrapper", "--wrapper-jobs=0")
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "clang-linker-wrapper: error: --wrapper-jobs=0: expected a positive integer or 'jobserver', got '0'\n", stderr)
+	_, _, _, stderr, _ = capture(t, "linker-wrapper", "-o")
+	assert.Equal(t, "linker-wrapper: error: -o: missing argument\n", stderr)
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	_, _, stdout, _, code := capture(t, "clang-linker-wrapper", "--version", "--linker-path=/x")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, "clang-linker-wrapper version 22.1.8")
+	_, _, stdout, _, code = capture(t, "linker-wrapper", "--help")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, "USAGE: linker-wrapper [options]")
+	assert.Contains(t, stdout, "--linker-path=<path>")
+	assert.True(t, !strings.Contains(stdout, "--whole-program"), "hidden options only with --help-hidden")
+	_, _, stdout, _, _ = capture(t, "linker-wrapper", "--help-hidden")
+	assert.Contains(t, stdout, "--whole-program")
+	// -v is a linker flag: forwarded, not a version request.
+	o, _, _, _, _ := capture(t, "linker-wrapper", "-v", "--linker-path=/x")
+	assert.True(t, o != nil && !o.Version)
+}
+
+func TestChildFailureDiagnostics(t *testing.T) {
+	cmd := newRootCmd(func(context.Context, *linkwrap.Options, linkwrap.Env) error {
+		return &run.Error{Args: []string{"/usr/bin/clang-22", "--target=x86_64-unknown-linux-gnu", "-o", "x.img"}, ExitCode: 1}
+	})
+	var stdout, stderr bytes.Buffer
+	code := execute(cmd, []string{"clang-linker-wrapper", "--linker-path=/usr/bin/ld"}, &stdout, &stderr)
+	assert.Equal(t, 1, code)
+	lines := strings.Split(stderr.String(), "\n")
+	assert.Equal(t, "clang-linker-wrapper: error: 'clang-22' failed with exit code 1", lines[0])
+	assert.Contains(t, stderr.String(), ` "/usr/bin/clang-22" --target=x86_64-unknown-linux-gnu -o x.img`)
+	assert.Contains(t, stderr.String(), "--save-temps")
+}
+
+func TestMissingToolDiagnostics(t *testing.T) {
+	cmd := newRootCmd(func(context.Context, *linkwrap.Options, linkwrap.Env) error {
+		return &linkwrap.ToolError{Tool: "clang", Hint: "install clang-22"}
+	})
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, 1, execute(cmd, []string{"linker-wrapper"}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "linker-wrapper: error: unable to find 'clang' in PATH; install clang-22")
+}

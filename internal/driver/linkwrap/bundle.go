@@ -1,0 +1,226 @@
+package linkwrap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/format/bundle"
+	"github.com/offload-kit/offload-kit/internal/run"
+	"github.com/offload-kit/offload-kit/internal/workdir"
+	"github.com/offload-kit/offload-kit/internal/wrap"
+)
+
+// bundled is the per-kind result of bundling.
+type bundled struct {
+	kind   format.OffloadKind
+	openmp [][]byte         // OpenMP: one OffloadBinary per image
+	fatbin []byte           // CUDA / HIP
+	sycl   []wrap.SYCLImage // SYCL
+	path   string           // CUDA / HIP bundle file
+}
+
+// bundle groups the linked images by kind (first-seen order) and bundles
+// each kind (spec §5).
+func (d *driver) bundle(ctx context.Context, images []linkedImage) ([]*bundled, error) {
+	var kinds []format.OffloadKind
+	byKind := map[format.OffloadKind][]linkedImage{}
+	for _, im := range images {
+		if _, ok := byKind[im.kind]; !ok {
+			kinds = append(kinds, im.kind)
+		}
+		byKind[im.kind] = append(byKind[im.kind], im)
+	}
+	var out []*bundled
+	for _, k := range kinds {
+		imgs := byKind[k]
+		sortImages(imgs)
+		b := &bundled{kind: k}
+		var err error
+		switch k {
+		case format.OfkOpenMP:
+			for _, im := range imgs {
+				b.openmp = append(b.openmp, openmpBinary(im))
+			}
+		case format.OfkCuda:
+			b.path, b.fatbin, err = d.cudaFatbin(ctx, imgs)
+		case format.OfkHIP:
+			b.path, b.fatbin, err = d.hipFatbin(imgs)
+		case format.OfkSYCL:
+			for _, im := range imgs {
+				if d.opt.DryRun {
+					b.sycl = append(b.sycl, wrap.SYCLImage{Triple: im.key.triple, Symbols: []string{"stub"}})
+					continue
+				}
+				si, err := wrap.SYCLImageFromBinary(im.data)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", im.path, err)
+				}
+				b.sycl = append(b.sycl, si)
+			}
+		default:
+			return nil, fmt.Errorf("%s bundling is not supported", k)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// cudaFatbin runs NVIDIA's fatbinary as the reference does.
+func (d *driver) cudaFatbin(ctx context.Context, imgs []linkedImage) (string, []byte, error) {
+	tool, err := d.findCUDATool("fatbinary")
+	if err != nil {
+		return "", nil, err
+	}
+	out, err := d.work.Name(filepath.Base(d.exe), "fatbin")
+	if err != nil {
+		return "", nil, err
+	}
+	bits := "-64"
+	if !is64Bit(d.host) {
+		bits = "-32"
+	}
+	args := []string{tool, bits, "--create", out}
+	for _, im := range imgs {
+		args = append(args, "--image3=kind=elf,sm="+strings.TrimPrefix(im.key.arch, "sm_")+",file="+im.path)
+	}
+	if err := d.runner.Run(ctx, &run.Cmd{Args: args, Stdout: d.env.Stderr, Stderr: d.env.Stderr}); err != nil {
+		return "", nil, err
+	}
+	if d.opt.DryRun {
+		return out, nil, nil
+	}
+	data, err := os.ReadFile(out)
+	return out, data, err
+}
+
+// findCUDATool looks in --cuda-path/bin, then PATH.
+func (d *driver) findCUDATool(name string) (string, error) {
+	var dirs []string
+	if d.opt.CudaPath != "" {
+		dirs = append(dirs, filepath.Join(d.opt.CudaPath, "bin"))
+	}
+	if p, ok := run.FindProgram(name, dirs, d.getenv("PATH")); ok {
+		return p, nil
+	}
+	if d.opt.DryRun {
+		return name, nil
+	}
+	return "", &ToolError{Tool: name, Hint: "it is part of the NVIDIA CUDA toolkit: install it and pass --cuda-path=<dir> (clang's --cuda-path) or put its bin directory in PATH"}
+}
+
+func is64Bit(triple string) bool {
+	switch tripleArch(triple) {
+	case "i386", "i486", "i586", "i686", "x86", "arm", "armeb", "thumb", "ppc", "powerpc", "mips", "mipsel", "nvptx", "spirv32", "riscv32", "wasm32", "sparc", "loongarch32":
+		return false
+	}
+	return true
+}
+
+// hipFatbin builds the HIP fat binary in-process, in the layout
+// clang-offload-bundler -type=o -bundle-align=4096 writes: an empty host
+// entry "host-x86_64-unknown-linux-gnu-" then "hip-<triple>--<arch>" entries.
+func (d *driver) hipFatbin(imgs []linkedImage) (string, []byte, error) {
+	out, err := d.work.Name(filepath.Base(d.exe), "hipfb")
+	if err != nil {
+		return "", nil, err
+	}
+	ids := []string{"host-x86_64-unknown-linux-gnu-"}
+	data := [][]byte{nil}
+	for _, im := range imgs {
+		ids = append(ids, "hip-"+im.key.triple+"--"+im.key.arch)
+		data = append(data, im.data)
+	}
+	fb, err := bundle.AppendBinary(nil, ids, data, 4096)
+	if err != nil {
+		return "", nil, err
+	}
+	if d.opt.Compress {
+		level := 0
+		if d.opt.CompressionLevel != "" {
+			if level, err = strconv.Atoi(d.opt.CompressionLevel); err != nil {
+				return "", nil, fmt.Errorf("invalid --compression-level=%s", d.opt.CompressionLevel)
+			}
+		}
+		if fb, _, err = bundle.Compress(nil, fb, bundle.CompressOptions{Level: level}); err != nil {
+			return "", nil, err
+		}
+	}
+	if d.opt.Verbose || d.opt.DryRun {
+		fmt.Fprintf(d.env.Stderr, "%s: note: bundling %d HIP image(s) in-process into %s (clang-offload-bundler format, 4096-byte alignment)\n", d.env.Prog, len(imgs), out)
+	}
+	if err := os.WriteFile(out, fb, 0o644); err != nil {
+		return "", nil, err
+	}
+	return out, fb, nil
+}
+
+// emitFatbin writes the bundle to the output (--emit-fatbin-only).
+func (d *driver) emitFatbin(bs []*bundled) error {
+	if len(bs) == 0 {
+		return errors.New("--emit-fatbin-only: no device code was found in the inputs")
+	}
+	var data []byte
+	b := bs[0]
+	switch b.kind {
+	case format.OfkOpenMP:
+		for _, bin := range b.openmp {
+			data = append(data, bin...)
+		}
+	case format.OfkCuda, format.OfkHIP:
+		data = b.fatbin
+	default:
+		return fmt.Errorf("--emit-fatbin-only is not supported for %s", b.kind)
+	}
+	if d.opt.DryRun {
+		return nil
+	}
+	return workdir.WriteFile(d.exe, data, 0o644)
+}
+
+// wrapAll writes one registration object per kind.
+func (d *driver) wrapAll(bs []*bundled) ([]string, error) {
+	opts := wrap.Options{Triple: d.host, Relocatable: d.opt.Relocatable}
+	var files []string
+	for _, b := range bs {
+		var obj []byte
+		var err error
+		switch b.kind {
+		case format.OfkOpenMP:
+			obj, err = wrap.OpenMP(opts, b.openmp)
+		case format.OfkCuda:
+			obj, err = wrap.CUDA(opts, b.fatbin)
+		case format.OfkHIP:
+			obj, err = wrap.HIP(opts, b.fatbin)
+		case format.OfkSYCL:
+			obj, err = wrap.SYCL(opts, b.sycl)
+		default:
+			err = fmt.Errorf("%s wrapping is not supported", b.kind)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("wrapping %s images: %w", b.kind, err)
+		}
+		if d.opt.PrintWrappedModule {
+			if err := describeObject(d.env.Stderr, b.kind.String(), obj); err != nil {
+				return nil, err
+			}
+		}
+		name, err := d.work.Name(filepath.Base(d.exe)+"."+b.kind.String()+".image.wrapper", "o")
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(name, obj, 0o644); err != nil {
+			return nil, err
+		}
+		files = append(files, name)
+	}
+	return files, nil
+}

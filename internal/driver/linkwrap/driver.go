@@ -1,0 +1,623 @@
+// Package linkwrap is the linker-wrapper driver: a drop-in replacement for
+// LLVM 22.1.8's clang-linker-wrapper. It scans the host link's inputs for
+// offload images, links them per device, bundles and wraps them into
+// registration objects (without LLVM, through internal/wrap) and runs the
+// host linker. See docs/linker-wrapper.md.
+package linkwrap
+
+import (
+	"context"
+	"crypto/md5"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/internal/run"
+	"github.com/offload-kit/offload-kit/internal/workdir"
+)
+
+// Env is everything the driver may touch outside its Options.
+type Env struct {
+	Stdout, Stderr io.Writer
+	// Runner runs child processes; nil means run.Exec{}.
+	Runner run.Runner
+	// Work hands out temporary names; nil means one is made from Options
+	// (saved temporaries go to the output's directory).
+	Work *workdir.Dir
+	// Getenv reads the environment (PATH, MAKEFLAGS, OFFLOAD_KIT_CLANG);
+	// nil means an empty environment.
+	Getenv func(string) string
+	// ExeDir is the directory of the running wrapper, searched first for clang.
+	ExeDir string
+	// FallbackDirs are searched for clang after PATH (e.g. /usr/lib/llvm-22/bin).
+	FallbackDirs []string
+	// NumCPU is the default device-link parallelism.
+	NumCPU int
+	// Now is the clock for --wrapper-time-trace; nil disables timing.
+	Now func() time.Time
+	// Prog prefixes warnings ("linker-wrapper" or "clang-linker-wrapper").
+	Prog string
+}
+
+// ToolError is a required program that could not be found.
+type ToolError struct {
+	Tool string
+	Hint string
+}
+
+func (e *ToolError) Error() string {
+	return fmt.Sprintf("unable to find '%s' in PATH; %s", e.Tool, e.Hint)
+}
+
+type driver struct {
+	opt    *Options
+	env    Env
+	runner run.Runner
+	work   *workdir.Dir
+	trace  *tracer
+	exe    string // output name
+	host   string // host triple
+}
+
+func (d *driver) getenv(k string) string {
+	if d.env.Getenv == nil {
+		return ""
+	}
+	return d.env.Getenv(k)
+}
+
+func (d *driver) warnf(format string, args ...any) {
+	fmt.Fprintf(d.env.Stderr, "%s: warning: %s\n", d.env.Prog, fmt.Sprintf(format, args...))
+}
+
+func (d *driver) notef(format string, args ...any) {
+	fmt.Fprintf(d.env.Stderr, "%s: note: %s\n", d.env.Prog, fmt.Sprintf(format, args...))
+}
+
+// DefaultHostTriple is used without --host-triple (LLVM uses the default
+// target triple of the build, x86_64-pc-linux-gnu on Debian).
+const DefaultHostTriple = "x86_64-pc-linux-gnu"
+
+// Run performs one wrapper invocation.
+func Run(ctx context.Context, opt *Options, env Env) (err error) {
+	if env.Stderr == nil {
+		env.Stderr = io.Discard
+	}
+	if env.Stdout == nil {
+		env.Stdout = io.Discard
+	}
+	if env.Prog == "" {
+		env.Prog = "linker-wrapper"
+	}
+	if opt.LinkerPath == "" {
+		return errors.New("linker path missing, must pass 'linker-path'")
+	}
+	d := &driver{opt: opt, env: env, exe: opt.Output, host: opt.HostTriple}
+	if d.exe == "" {
+		d.exe = "a.out"
+	}
+	if d.host == "" {
+		d.host = DefaultHostTriple
+	}
+	d.work = env.Work
+	if d.work == nil {
+		d.work = workdir.New(workdir.Options{SaveTemps: opt.SaveTemps, KeepDir: filepath.Dir(d.exe)})
+		defer func() {
+			if cerr := d.work.Close(); err == nil {
+				err = cerr
+			}
+		}()
+	}
+	d.runner = env.Runner
+	if d.runner == nil {
+		d.runner = run.Exec{}
+	}
+	if opt.Verbose || opt.DryRun {
+		d.runner = &run.Printer{Runner: d.runner, W: env.Stderr, DryRun: opt.DryRun}
+	}
+	d.trace = newTracer(env.Now, opt.TimeTraceGranularity)
+	end := d.trace.begin("Execute linker wrapper", "")
+	err = d.run(ctx)
+	end()
+	if opt.TimeTrace != "" && err == nil {
+		err = workdir.WriteAtomic(opt.TimeTrace, 0o644, d.trace.write)
+	}
+	return err
+}
+
+// linkedImage is one device link's output, for one offload kind.
+type linkedImage struct {
+	key     groupKey
+	kind    format.OffloadKind
+	path    string
+	data    []byte
+	bitcode bool
+}
+
+func (d *driver) run(ctx context.Context) error {
+	var images []linkedImage
+	var err error
+	if len(d.opt.OverrideImages) > 0 {
+		images, err = d.overrideImages()
+	} else {
+		images, err = d.deviceImages(ctx)
+	}
+	if err != nil {
+		return err
+	}
+
+	endBundle := d.trace.begin("Bundle linked output", "")
+	bundles, err := d.bundle(ctx, images)
+	endBundle()
+	if err != nil {
+		return err
+	}
+	if d.opt.EmitFatbinOnly {
+		return d.emitFatbin(bundles)
+	}
+
+	endWrap := d.trace.begin("Wrap bundled images", "")
+	wrappers, err := d.wrapAll(bundles)
+	endWrap()
+	if err != nil {
+		return err
+	}
+	return d.hostLink(ctx, wrappers)
+}
+
+// deviceImages scans the inputs, groups the images and links each group.
+func (d *driver) deviceImages(ctx context.Context) ([]linkedImage, error) {
+	endExtract := d.trace.begin("ExtractDeviceCode", "")
+	sr, err := d.scanInputs()
+	if err != nil {
+		endExtract()
+		return nil, err
+	}
+	defer sr.close()
+	gs := d.groupInputs(sr)
+	endExtract()
+	if len(gs.order) == 0 {
+		return nil, nil
+	}
+	endAll := d.trace.begin("Handle all device input", "")
+	defer endAll()
+	if err := d.extract(gs); err != nil {
+		return nil, err
+	}
+	return d.linkGroups(ctx, gs)
+}
+
+// groupInputs applies spec §2–3 (plus lazy archive selection).
+func (d *driver) groupInputs(sr *scanResult) *groups {
+	should := map[string]bool{}
+	for _, a := range d.opt.ShouldExtract {
+		should[a] = true
+	}
+	matched := map[string]bool{}
+	gs := newGroups()
+	for _, u := range sr.objects {
+		for _, b := range u.images {
+			matched[b.Arch()] = true
+			gs.addObject(&devInput{bin: b, unit: u})
+		}
+	}
+	lazy := d.opt.Archives == ArchivesLazy
+	if lazy {
+		// Symbol resolution needs every object's symbol table; with -flto
+		// (bitcode) or COFF host objects fall back to LLVM 22's rule.
+		for _, u := range sr.objects {
+			if !symbolsReadable(u) {
+				lazy = false
+				if len(sr.members) > 0 && d.opt.Verbose {
+					d.notef("%s: no ELF symbol table; archive device code is taken as LLVM 22 does", u.origin)
+				}
+				break
+			}
+		}
+	}
+	if lazy {
+		selectMembers(sr.objects, sr.members, should)
+	}
+	for _, u := range sr.members {
+		// A member whose symbols cannot be read (bitcode) follows LLVM 22.
+		memberLazy := lazy && symbolsReadable(u)
+		if memberLazy && !u.selected {
+			continue
+		}
+		for _, b := range u.images {
+			mayCreate := should[b.Arch()]
+			if memberLazy && u.loaded && !(isGPU(b.Triple()) && b.Arch() == "generic") {
+				mayCreate = true
+			}
+			if gs.addMember(&devInput{bin: b, unit: u}, mayCreate) {
+				matched[b.Arch()] = true
+				if d.opt.Verbose && u.why != "" {
+					d.notef("%s: taking %s/%s device code: %s", u.origin, b.Triple(), b.Arch(), u.why)
+				}
+			}
+		}
+	}
+	for _, a := range d.opt.ShouldExtract {
+		if !matched[a] {
+			d.warnf("--should-extract=%s matched no device code in the inputs", a)
+		}
+	}
+	return gs
+}
+
+// symbolsReadable is false for object files whose symbol table this tool
+// cannot read (LLVM bitcode, COFF, damaged ELF). Other files (linker
+// scripts, text) have no symbols to read and do not matter.
+func symbolsReadable(u *unit) bool {
+	switch u.kind {
+	case format.KindELF, format.KindBitcode, format.KindCOFF:
+		return u.loadSymbols()
+	}
+	return true
+}
+
+// extract writes every grouped image to its own file (once per image).
+func (d *driver) extract(gs *groups) error {
+	done := map[*devInput]bool{}
+	for _, g := range gs.order {
+		for _, in := range g.inputs {
+			if done[in] {
+				continue
+			}
+			done[in] = true
+			stem := filepath.Base(in.unit.bufferID)
+			if ext := filepath.Ext(stem); ext != "" {
+				stem = strings.TrimSuffix(stem, ext)
+			}
+			// LLVM 22 names every extracted image .o (bitcode too). The
+			// native CUDA path needs ptxas/nvlink-friendly names.
+			ext := "o"
+			if isNVPTX(in.bin.Triple()) {
+				if in.bin.ImageKind == format.ImgPTX {
+					ext = "s"
+				} else if isCUDAELF(in.bin.Image) || in.bin.ImageKind == format.ImgCubin {
+					ext = "cubin" // nvlink reads .o files as host objects
+				}
+			}
+			name, err := d.work.Name(stem+"-"+in.bin.Triple()+"-"+in.bin.Arch(), ext)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(name, in.bin.Image, 0o644); err != nil {
+				return err
+			}
+			in.path = name
+		}
+	}
+	return nil
+}
+
+// supportedDevice lists the device arches LLVM 22 links.
+func supportedDevice(triple string) bool {
+	switch tripleArch(triple) {
+	case "nvptx", "nvptx64", "amdgcn", "x86", "i386", "i486", "i586", "i686", "x86_64", "aarch64", "aarch64_be",
+		"ppc64", "ppc64le", "powerpc64", "powerpc64le", "spirv64", "systemz", "s390x", "loongarch64":
+		return true
+	}
+	return false
+}
+
+// jobs returns the device-link limiter.
+func (d *driver) limiter() (run.Limiter, func()) {
+	nop := func() {}
+	if d.opt.DryRun {
+		return run.NewSemaphore(1), nop
+	}
+	useJS := d.opt.JobServer
+	if !useJS && d.opt.Jobs == 0 {
+		_, useJS = run.JobserverAuth(d.getenv("MAKEFLAGS"))
+	}
+	if useJS {
+		js, err := run.OpenJobserver(d.getenv("MAKEFLAGS"))
+		if err == nil {
+			return js, func() { js.Close() }
+		}
+		if d.opt.JobServer {
+			d.warnf("--wrapper-jobs=jobserver: %v; using %d jobs", err, max(d.env.NumCPU, 1))
+		}
+	}
+	n := d.opt.Jobs
+	if n == 0 {
+		n = d.env.NumCPU
+	}
+	return run.NewSemaphore(n), nop
+}
+
+// linkGroups runs one device link per group, in parallel; results and
+// errors come back in group order.
+func (d *driver) linkGroups(ctx context.Context, gs *groups) ([]linkedImage, error) {
+	lim, closeLim := d.limiter()
+	defer closeLim()
+	results := make([][]linkedImage, len(gs.order))
+	errs := make([]error, len(gs.order))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i, g := range gs.order {
+		release, err := lim.Acquire(ctx)
+		if err != nil {
+			errs[i] = err
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer release()
+			results[i], errs[i] = d.linkGroup(ctx, g)
+			if errs[i] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	if err := firstErr(errs); err != nil {
+		return nil, err
+	}
+	var out []linkedImage
+	for _, r := range results {
+		out = append(out, r...)
+	}
+	return out, nil
+}
+
+// firstErr is the first non-cancellation error, or the first error.
+func firstErr(errs []error) error {
+	for _, e := range errs {
+		if e != nil && !errors.Is(e, context.Canceled) {
+			return e
+		}
+	}
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+func (d *driver) linkGroup(ctx context.Context, g *group) ([]linkedImage, error) {
+	end := d.trace.begin("Link device input", g.key.triple+" "+g.key.arch)
+	defer end()
+	if !supportedDevice(g.key.triple) {
+		return nil, fmt.Errorf("%s linking is not supported", tripleArch(g.key.triple))
+	}
+	var kinds []format.OffloadKind
+	seen := map[format.OffloadKind]bool{}
+	for _, in := range g.inputs {
+		if k := in.bin.OffloadKind; !seen[k] {
+			seen[k] = true
+			kinds = append(kinds, k)
+		}
+	}
+	if seen[format.OfkSYCL] && len(kinds) > 1 {
+		return nil, errors.New("Linking images of SYCL offload kind with images of any other kind is not supported")
+	}
+	arch := g.key.arch
+	if arch == "generic" {
+		arch = ""
+	}
+	img, err := d.work.Name(filepath.Base(d.exe)+"."+tripleArch(g.key.triple)+"."+arch, "img")
+	if err != nil {
+		return nil, err
+	}
+	if nativeCUDA(g) {
+		endCUDA := d.trace.begin("NVPTX linker", "")
+		err = d.linkCUDANative(ctx, g, img)
+		endCUDA()
+	} else {
+		err = d.linkWithClang(ctx, g, seen[format.OfkSYCL], img)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var data []byte
+	if !d.opt.DryRun {
+		data, err = os.ReadFile(img)
+		if err != nil {
+			return nil, fmt.Errorf("device link for %s %s wrote no image: %w", g.key.triple, g.key.arch, err)
+		}
+	}
+	var out []linkedImage
+	for _, k := range kinds {
+		out = append(out, linkedImage{key: groupKey{g.key.triple, arch}, kind: k, path: img, data: data, bitcode: d.opt.EmbedBitcode})
+	}
+	return out, nil
+}
+
+func (d *driver) linkWithClang(ctx context.Context, g *group, sycl bool, img string) error {
+	var inputs []string
+	for _, in := range g.inputs {
+		inputs = append(inputs, in.path)
+	}
+	clang, err := d.findClang()
+	if err != nil {
+		return err
+	}
+	args := d.deviceArgs(clang, g.key, sycl, img, inputs)
+	end := d.trace.begin("Clang", "")
+	defer end()
+	return d.runner.Run(ctx, &run.Cmd{Args: args, Stdout: d.env.Stderr, Stderr: d.env.Stderr})
+}
+
+// findClang locates the device compiler driver.
+func (d *driver) findClang() (string, error) {
+	if d.opt.ClangPath != "" {
+		return d.opt.ClangPath, nil
+	}
+	if p := d.getenv("OFFLOAD_KIT_CLANG"); p != "" {
+		return p, nil
+	}
+	var dirs []string
+	if d.env.ExeDir != "" {
+		dirs = append(dirs, d.env.ExeDir)
+	}
+	for _, name := range []string{"clang", "clang-22"} {
+		if p, ok := run.FindProgram(name, dirs, d.getenv("PATH")); ok {
+			return p, nil
+		}
+	}
+	if p, ok := run.FindProgram("clang", d.env.FallbackDirs, ""); ok {
+		return p, nil
+	}
+	if d.opt.DryRun {
+		return "clang", nil
+	}
+	return "", &ToolError{Tool: "clang", Hint: "device linking runs clang: install clang 22 (e.g. 'apt-get install clang-22'), or name it with --clang-path=<path> or OFFLOAD_KIT_CLANG=<path>"}
+}
+
+// deviceValues returns --device-linker / --device-compiler values that apply
+// to triple: "<triple>=<v>" when the text before '=' parses as a triple with
+// a known arch, otherwise the whole value for every triple.
+func deviceValues(vals []string, triple string) []string {
+	var out []string
+	for _, v := range vals {
+		if t, rest, ok := strings.Cut(v, "="); ok && knownArch(tripleArch(t)) {
+			if t == triple {
+				out = append(out, rest)
+			}
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func (d *driver) linkerSupportsLTO(triple string) bool {
+	return isNVPTX(triple) || isAMDGPU(triple) || (!isGPU(triple) && strings.HasSuffix(d.opt.LinkerPath, "lld"))
+}
+
+// deviceArgs builds the device clang command line (spec §4.1).
+func (d *driver) deviceArgs(clang string, k groupKey, sycl bool, img string, inputs []string) []string {
+	o := d.opt
+	triple, arch := k.triple, k.arch
+	if arch == "generic" {
+		arch = ""
+	}
+	args := []string{clang, "--no-default-config", "-o", img,
+		"-dumpdir", d.exe + "." + tripleArch(triple) + "." + arch + ".img.", "--target=" + triple}
+	if arch != "" {
+		if isAMDGPU(triple) {
+			args = append(args, "-mcpu="+arch)
+		} else {
+			args = append(args, "-march="+arch)
+		}
+	}
+	if isAMDGPU(triple) {
+		args = append(args, "-flto")
+	}
+	for _, a := range o.MLLVM {
+		args = append(args, "-Xlinker", "--plugin-opt="+a)
+	}
+	for _, a := range o.OffloadOpt {
+		args = append(args, "-Xlinker", "--plugin-opt="+a)
+	}
+	if !isNVPTX(triple) && !isSPIRV(triple) {
+		args = append(args, "-Wl,--no-undefined")
+	}
+	args = append(args, inputs...)
+	if !isGPU(triple) {
+		args = append(args, "-Wl,-Bsymbolic", "-shared")
+		args = append(args, d.hostLibraryArgs()...)
+	}
+	for _, a := range o.MLLVM {
+		args = append(args, "-Xlinker", "-mllvm="+a)
+	}
+	if o.SaveTemps && d.linkerSupportsLTO(triple) {
+		args = append(args, "-Wl,--save-temps")
+	}
+	if o.EmbedBitcode {
+		args = append(args, "-Wl,--lto-emit-llvm")
+	}
+	if sycl {
+		args = append(args, "--sycl-link", "-Xlinker", "-triple="+triple, "-Xlinker", "-arch="+arch)
+	}
+	for _, v := range append(append([]string(nil), o.LinkerArgs...), deviceValues(o.DeviceLinker, triple)...) {
+		args = append(args, "-Xlinker", v)
+	}
+	args = append(args, o.CompilerArgs...)
+	args = append(args, deviceValues(o.DeviceCompiler, triple)...)
+	return args
+}
+
+// hostLibraryArgs are the host inputs a CPU device link also needs:
+// archives and shared objects, -l, -L, -rpath and --(no-)whole-archive.
+func (d *driver) hostLibraryArgs() []string {
+	var out []string
+	for i := range d.opt.Args {
+		a := &d.opt.Args[i]
+		switch {
+		case a.IsInput():
+			if isLibraryFile(a.Value()) {
+				out = append(out, a.Value())
+			}
+		case a.Is("library"), a.Is("library_path"), a.Is("rpath"):
+			out = a.Render(out)
+		case a.Is("whole_archive"):
+			out = append(out, "-Wl,--whole-archive")
+		case a.Is("no_whole_archive"):
+			out = append(out, "-Wl,--no-whole-archive")
+		}
+	}
+	return out
+}
+
+// isLibraryFile reports an existing archive or shared object.
+func isLibraryFile(name string) bool {
+	f, err := os.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 64)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	k := format.Identify(head)
+	return k == format.KindArchive || k == format.KindThinArchive || isSharedObject(head)
+}
+
+// md5Low is LLVM's getHash: the low 64 bits of the MD5 (little-endian), as
+// lowercase hex without padding.
+func md5Low(data []byte) string {
+	sum := md5.Sum(data)
+	return strconv.FormatUint(binary.LittleEndian.Uint64(sum[:8]), 16)
+}
+
+// sortImages orders images of one kind as LLVM's comparator: triple
+// descending, then arch descending.
+func sortImages(imgs []linkedImage) {
+	sort.SliceStable(imgs, func(i, j int) bool {
+		if imgs[i].key.triple != imgs[j].key.triple {
+			return imgs[i].key.triple > imgs[j].key.triple
+		}
+		return imgs[i].key.arch > imgs[j].key.arch
+	})
+}
+
+// openmpBinary is the v1 OffloadBinary LLVM wraps for an OpenMP image.
+func openmpBinary(im linkedImage) []byte {
+	kind := format.ImgObject
+	if im.bitcode {
+		kind = format.ImgBitcode
+	}
+	return offload.AppendBinary(nil, &offload.Image{
+		ImageKind:   kind,
+		OffloadKind: format.OfkOpenMP,
+		Strings:     []offload.KV{{Key: "triple", Value: im.key.triple}, {Key: "arch", Value: im.key.arch}},
+		Image:       im.data,
+	})
+}

@@ -1,0 +1,94 @@
+package linkwrap
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/offload-kit/offload-kit/elfembed"
+	"github.com/offload-kit/offload-kit/internal/run"
+	"github.com/offload-kit/offload-kit/internal/workdir"
+)
+
+// hostLinkArgs renders every non-WrapperOnly argument in order, inserting
+// the wrapper objects right after -o <out> (and after /out:).
+func (d *driver) hostLinkArgs(wrappers []string) []string {
+	args := []string{d.opt.LinkerPath}
+	for i := range d.opt.Args {
+		a := &d.opt.Args[i]
+		if a.Opt != nil && a.Opt.Flags&WrapperOnly != 0 {
+			continue
+		}
+		args = a.Render(args)
+		if a.Is("o") || a.Is("out") {
+			args = append(args, wrappers...)
+		}
+	}
+	return args
+}
+
+func (d *driver) hostLink(ctx context.Context, wrappers []string) error {
+	end := d.trace.begin("Execute host linker", "")
+	err := d.runner.Run(ctx, &run.Cmd{Args: d.hostLinkArgs(wrappers), Stdout: d.env.Stdout, Stderr: d.env.Stderr})
+	end()
+	if err != nil {
+		return err
+	}
+	if d.opt.Relocatable {
+		return d.relocateOffloadSections()
+	}
+	return nil
+}
+
+func isCOFFTriple(triple string) bool {
+	return strings.Contains(triple, "-windows") || strings.Contains(triple, "-win32")
+}
+
+// relocateOffloadSections does, in-process, what LLVM 22 runs llvm-objcopy
+// for after a relocatable link (spec §8): drop .llvm.offloading and give
+// llvm_offload_entries (and its __start_/__stop_ symbols) a suffix unique
+// to this output, so a later link keeps the entries of each -r unit apart.
+func (d *driver) relocateOffloadSections() error {
+	if isCOFFTriple(d.host) {
+		return fmt.Errorf("Relocatable linking is not supported on COFF targets")
+	}
+	var data []byte
+	if !d.opt.DryRun {
+		var err error
+		if data, err = os.ReadFile(d.exe); err != nil {
+			return fmt.Errorf("Failed to open %s", d.exe)
+		}
+	}
+	suffix := "_" + md5Low(data)
+	const sec = "llvm_offload_entries"
+	edit := elfembed.Edit{
+		Remove:        []string{".llvm.offloading"},
+		RenameSection: map[string]string{sec: sec + suffix},
+		RenameSymbol: map[string]string{
+			"__start_" + sec: "__start_" + sec + suffix,
+			"__stop_" + sec:  "__stop_" + sec + suffix,
+		},
+	}
+	if d.opt.Verbose || d.opt.DryRun {
+		// The reference runs llvm-objcopy here; print the equivalent command.
+		fmt.Fprintln(d.env.Stderr, run.FormatCommand([]string{"llvm-objcopy", d.exe,
+			"--remove-section", ".llvm.offloading",
+			"--rename-section", sec + "=" + sec + suffix,
+			"--redefine-sym", "__start_" + sec + "=__start_" + sec + suffix,
+			"--redefine-sym", "__stop_" + sec + "=__stop_" + sec + suffix}))
+	}
+	if d.opt.DryRun {
+		return nil
+	}
+	var out bytes.Buffer
+	if err := elfembed.Rewrite(&out, data, edit); err != nil {
+		return fmt.Errorf("%s: renaming offload sections: %w", d.exe, err)
+	}
+	st, err := os.Stat(d.exe)
+	if err != nil {
+		return err
+	}
+	return workdir.WriteFile(d.exe, out.Bytes(), st.Mode().Perm())
+}

@@ -1,0 +1,237 @@
+package linkwrap
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/offload-kit/offload-kit/internal/cli/optable"
+)
+
+// Option flags.
+const (
+	// WrapperOnly options are consumed by the wrapper and never reach the
+	// host linker.
+	WrapperOnly uint32 = 1 << iota
+	// DeviceOnly options are generated for device links; LLVM 22 still
+	// forwards them to the host linker when given by hand.
+	DeviceOnly
+	// Extension marks options that offload-kit adds to LLVM 22.1.8's set.
+	Extension
+)
+
+var (
+	dd    = []string{"--", "-"}
+	d2    = []string{"--"}
+	d1    = []string{"-"}
+	slash = []string{"/", "-", "/?", "-?"}
+)
+
+// optionList is clang-linker-wrapper 22.1.8's LinkerWrapperOpts.td, plus
+// offload-kit's extensions (WrapperOnly|Extension).
+var optionList = []optable.Option{
+	{ID: "help", Prefixes: d2, Name: "help", Kind: optable.Flag, Help: "Display available options (--help-hidden for more)"},
+	{ID: "help_hidden", Prefixes: d2, Name: "help-hidden", Kind: optable.Flag, Help: "Display all available options"},
+	{ID: "linker_path", Prefixes: d2, Name: "linker-path=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<path>", Help: "The linker executable to invoke"},
+	{ID: "cuda_path", Prefixes: d2, Name: "cuda-path=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<dir>", Help: "Set the system CUDA path"},
+	{ID: "host_triple", Prefixes: d2, Name: "host-triple=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<triple>", Help: "Triple to use for the host compilation"},
+	{ID: "device_linker", Prefixes: d2, Name: "device-linker=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<value> or <triple>=<value>", Help: "Arguments to pass to the device linker invocation"},
+	{ID: "device_compiler", Prefixes: d2, Name: "device-compiler=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<value> or <triple>=<value>", Help: "Arguments to pass to the device compiler invocation"},
+	{ID: "dry_run", Prefixes: d2, Name: "dry-run", Kind: optable.Flag, Flags: WrapperOnly, Help: "Print program arguments without running"},
+	{ID: "verbose", Prefixes: d2, Name: "wrapper-verbose", Kind: optable.Flag, Flags: WrapperOnly, Help: "Verbose output from tools"},
+	{ID: "embed_bitcode", Prefixes: d2, Name: "embed-bitcode", Kind: optable.Flag, Flags: WrapperOnly, Help: "Embed linked bitcode in the module"},
+	{ID: "print_wrapped_module", Prefixes: d2, Name: "print-wrapped-module", Kind: optable.Flag, Flags: WrapperOnly, Help: "Print a description of the registration object (offload-kit: not LLVM IR)"},
+	{ID: "save_temps", Prefixes: d2, Name: "save-temps", Kind: optable.Flag, Flags: WrapperOnly, Help: "Save intermediate results"},
+	{ID: "compress", Prefixes: d2, Name: "compress", Kind: optable.Flag, Flags: WrapperOnly, Help: "Compress bundled files"},
+	{ID: "compression_level", Prefixes: d2, Name: "compression-level=", Kind: optable.Joined, Flags: WrapperOnly, Help: "Specify the compression level (integer)"},
+	{ID: "time_trace", Prefixes: d2, Name: "wrapper-time-trace=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<file>", Help: "Enable time-trace and write the output to <file>"},
+	{ID: "time_trace_granularity", Prefixes: d2, Name: "wrapper-time-trace-granularity=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<number>", Help: "Set the granularity of time-trace updates"},
+	{ID: "wrapper_jobs", Prefixes: d2, Name: "wrapper-jobs=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<number>", Help: "Sets the number of parallel jobs for device linking. Can be a positive integer or 'jobserver'."},
+	{ID: "override_image", Prefixes: d2, Name: "override-image=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<kind=file>", Help: "Uses the provided file as if it were the output of the device link step"},
+	{ID: "should_extract", Prefixes: d2, Name: "should-extract=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<kind=file>", Help: "Set of device architectures we should always extract if found."},
+	{ID: "emit_fatbin_only", Prefixes: d2, Name: "emit-fatbin-only", Kind: optable.Flag, Flags: WrapperOnly, Help: "Emit fat binary directly without wrapping or host linking"},
+
+	{ID: "arch", Prefixes: d2, Name: "arch=", Kind: optable.Joined, Flags: DeviceOnly, Hidden: true, MetaVar: "<arch>", Help: "The device subarchitecture"},
+	{ID: "triple", Prefixes: d2, Name: "triple=", Kind: optable.Joined, Flags: DeviceOnly, Hidden: true, MetaVar: "<triple>", Help: "The device target triple"},
+	{ID: "whole_program", Prefixes: d2, Name: "whole-program", Kind: optable.Flag, Flags: DeviceOnly, Hidden: true, Help: "LTO has visibility of all input files"},
+	{ID: "linker_arg", Prefixes: d2, Name: "linker-arg=", Kind: optable.Joined, Flags: DeviceOnly, Hidden: true, Help: "An extra argument to be passed to the linker"},
+	{ID: "compiler_arg", Prefixes: d2, Name: "compiler-arg=", Kind: optable.Joined, Flags: DeviceOnly, Hidden: true, Help: "An extra argument to be passed to the compiler"},
+
+	{ID: "mllvm", Prefixes: d1, Name: "mllvm", Kind: optable.Separate, Flags: WrapperOnly, MetaVar: "<arg>", Help: "Arguments passed to LLVM, including Clang invocations, for which the '-mllvm' prefix is preserved. Use '-mllvm --help' for a list of options."},
+	{ID: "offload_opt", Prefixes: dd, Name: "offload-opt=", Kind: optable.Joined, Flags: WrapperOnly, Hidden: true, Help: "Options passed to LLVM, not including the Clang invocation. Use '--offload-opt=--help' for a list of options."},
+
+	{ID: "sysroot", Prefixes: d2, Name: "sysroot=", Kind: optable.Joined, Help: "Set the system root"},
+	{ID: "o", Prefixes: d1, Name: "o", Kind: optable.JoinedOrSeparate, MetaVar: "<path>", Help: "Path to file to write output"},
+	{ID: "output_eq", Prefixes: d2, Name: "output=", Kind: optable.Joined, Alias: "o", Hidden: true, Help: "Alias for -o"},
+	{ID: "output", Prefixes: d2, Name: "output", Kind: optable.Separate, Alias: "o", Hidden: true, Help: "Alias for -o"},
+	{ID: "library_path", Prefixes: d1, Name: "L", Kind: optable.JoinedOrSeparate, MetaVar: "<dir>", Help: "Add <dir> to the library search path"},
+	{ID: "library_path_S", Prefixes: dd, Name: "library-path", Kind: optable.Separate, Alias: "library_path", Hidden: true, Help: "Add <dir> to the library search path"},
+	{ID: "library_path_EQ", Prefixes: dd, Name: "library-path=", Kind: optable.Joined, Alias: "library_path", Hidden: true, Help: "Add <dir> to the library search path"},
+	{ID: "library", Prefixes: d1, Name: "l", Kind: optable.JoinedOrSeparate, MetaVar: "<libname>", Help: "Search for library <libname>"},
+	// LLVM 22 aliases --library to -L (sic); kept for byte-identical forwarding.
+	{ID: "library_S", Prefixes: dd, Name: "library", Kind: optable.Separate, Alias: "library_path", Hidden: true, Help: "Add <dir> to the library search path"},
+	{ID: "library_EQ", Prefixes: dd, Name: "library=", Kind: optable.Joined, Alias: "library_path", Hidden: true, Help: "Add <dir> to the library search path"},
+	{ID: "rpath", Prefixes: dd, Name: "rpath", Kind: optable.Separate},
+	{ID: "rpath_EQ", Prefixes: dd, Name: "rpath=", Kind: optable.Joined, Alias: "rpath", Hidden: true},
+	{ID: "v", Prefixes: dd, Name: "v", Kind: optable.Flag, Hidden: true, Help: "Display the version number and exit"},
+	{ID: "version", Prefixes: dd, Name: "version", Kind: optable.Flag, Hidden: true},
+	{ID: "whole_archive", Prefixes: dd, Name: "whole-archive", Kind: optable.Flag, Hidden: true},
+	{ID: "no_whole_archive", Prefixes: dd, Name: "no-whole-archive", Kind: optable.Flag, Hidden: true},
+	{ID: "relocatable", Prefixes: dd, Name: "relocatable", Kind: optable.Flag, Help: "Link device code to create a relocatable offloading application"},
+	{ID: "r", Prefixes: d1, Name: "r", Kind: optable.Flag, Alias: "relocatable", Help: "Link device code to create a relocatable offloading application"},
+	{ID: "out", Prefixes: slash, Name: "out:", Kind: optable.Joined, Hidden: true},
+	{ID: "libpath", Prefixes: slash, Name: "libpath:", Kind: optable.Joined, Hidden: true},
+	{ID: "wholearchive_flag", Prefixes: slash, Name: "wholearchive", Kind: optable.Joined, Hidden: true},
+
+	// offload-kit extensions.
+	{ID: "clang_path", Prefixes: d2, Name: "clang-path=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<path>", Help: "The clang used for device links (default: $OFFLOAD_KIT_CLANG, clang beside the wrapper, then clang or clang-22 in PATH)"},
+	{ID: "device_archives", Prefixes: d2, Name: "device-archives=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "lazy|llvm22", Help: "How device code is taken from archives: by symbol resolution (lazy, default) or as LLVM 22 does (llvm22)"},
+}
+
+// Table is the wrapper's option table.
+var Table = optable.MustNew(optionList)
+
+// ArchiveMode selects how device code is taken from archive members.
+type ArchiveMode int
+
+const (
+	// ArchivesLazy takes a member's device code when the host link would
+	// pull the member, or when its device symbols resolve undefined device
+	// references; a fixed point independent of library order.
+	ArchivesLazy ArchiveMode = iota
+	// ArchivesLLVM22 takes every member whose target already has a device
+	// link (or is named in --should-extract), as LLVM 22.1.8 does.
+	ArchivesLLVM22
+)
+
+// Options is a parsed command line.
+type Options struct {
+	// Args are all arguments in order (response files expanded).
+	Args []optable.Arg
+
+	LinkerPath, CudaPath, HostTriple, ClangPath string
+	Output                                      string
+	Sysroot                                     string
+	DeviceLinker, DeviceCompiler                []string
+	LinkerArgs, CompilerArgs                    []string
+	MLLVM, OffloadOpt                           []string
+	ShouldExtract                               []string
+	OverrideImages                              []string // "<kind>=<file>"
+	DryRun, Verbose, SaveTemps                  bool
+	EmbedBitcode, PrintWrappedModule            bool
+	Compress, EmitFatbinOnly, Relocatable       bool
+	CompressionLevel                            string
+	TimeTrace                                   string
+	TimeTraceGranularity                        int
+	// Jobs is the --wrapper-jobs count; 0 means not given. JobServer is set
+	// for --wrapper-jobs=jobserver.
+	Jobs      int
+	JobServer bool
+	Archives  ArchiveMode
+
+	Help, HelpHidden, Version bool
+}
+
+// ParseArgs parses an (expanded) argument list.
+func ParseArgs(args []string) (*Options, error) {
+	parsed, err := Table.Parse(args)
+	if err != nil {
+		return nil, err
+	}
+	o := &Options{Args: parsed, TimeTraceGranularity: 500}
+	for i := range parsed {
+		a := &parsed[i]
+		if a.Opt == nil {
+			continue
+		}
+		v := a.Value()
+		switch a.Opt.ID {
+		case "help":
+			o.Help = true
+		case "help_hidden":
+			o.HelpHidden = true
+		case "version":
+			o.Version = true
+		case "linker_path":
+			o.LinkerPath = v
+		case "cuda_path":
+			o.CudaPath = v
+		case "host_triple":
+			o.HostTriple = v
+		case "clang_path":
+			o.ClangPath = v
+		case "device_linker":
+			o.DeviceLinker = append(o.DeviceLinker, v)
+		case "device_compiler":
+			o.DeviceCompiler = append(o.DeviceCompiler, v)
+		case "linker_arg":
+			o.LinkerArgs = append(o.LinkerArgs, v)
+		case "compiler_arg":
+			o.CompilerArgs = append(o.CompilerArgs, v)
+		case "dry_run":
+			o.DryRun = true
+		case "verbose":
+			o.Verbose = true
+		case "embed_bitcode":
+			o.EmbedBitcode = true
+		case "print_wrapped_module":
+			o.PrintWrappedModule = true
+		case "save_temps":
+			o.SaveTemps = true
+		case "compress":
+			o.Compress = true
+		case "compression_level":
+			o.CompressionLevel = v
+		case "time_trace":
+			o.TimeTrace = v
+		case "time_trace_granularity":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("invalid argument '%s' to --wrapper-time-trace-granularity=", v)
+			}
+			o.TimeTraceGranularity = n
+		case "wrapper_jobs":
+			if v == "jobserver" {
+				o.JobServer, o.Jobs = true, 0
+				break
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return nil, fmt.Errorf("--wrapper-jobs=%s: expected a positive integer or 'jobserver', got '%s'", v, v)
+			}
+			o.Jobs, o.JobServer = n, false
+		case "override_image":
+			o.OverrideImages = append(o.OverrideImages, v)
+		case "should_extract":
+			for _, s := range strings.Split(v, ",") {
+				if s != "" {
+					o.ShouldExtract = append(o.ShouldExtract, s)
+				}
+			}
+		case "emit_fatbin_only":
+			o.EmitFatbinOnly = true
+		case "mllvm":
+			o.MLLVM = append(o.MLLVM, v)
+		case "offload_opt":
+			o.OffloadOpt = append(o.OffloadOpt, v)
+		case "sysroot":
+			o.Sysroot = v
+		case "o":
+			o.Output = v
+		case "out":
+			o.Output = v
+		case "relocatable":
+			o.Relocatable = true
+		case "device_archives":
+			switch v {
+			case "lazy":
+				o.Archives = ArchivesLazy
+			case "llvm22":
+				o.Archives = ArchivesLLVM22
+			default:
+				return nil, fmt.Errorf("--device-archives=%s: expected 'lazy' or 'llvm22'", v)
+			}
+		}
+	}
+	return o, nil
+}

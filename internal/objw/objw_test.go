@@ -1,0 +1,251 @@
+package objw
+
+import (
+	"bytes"
+	"debug/elf"
+	"debug/pe"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// sample builds a small object exercising every feature of the writer.
+func sample() (*Object, []byte) {
+	o := NewELF(EM_X86_64)
+	o.FileName = "sample"
+	text := o.AddSection(".text.startup", SHT_PROGBITS, SHF_ALLOC|SHF_EXECINSTR, 16, []byte{0xe8, 0, 0, 0, 0, 0xc3})
+	big := bytes.Repeat([]byte{0xab}, 1000)
+	img := o.AddSection(".llvm.offloading", SHT_LLVM_OFFLOADING, SHF_ALLOC, 8, big)
+	data := o.AddSection(".data.rel.ro", SHT_PROGBITS, SHF_WRITE|SHF_ALLOC, 16, nil)
+	data.Append(make([]byte, 8))
+	data.Pad(16)
+	bss := o.AddSection(".bss", SHT_NOBITS, SHF_WRITE|SHF_ALLOC, 8, nil)
+	bss.Reserve(24)
+	o.AddSection(".note.GNU-stack", SHT_PROGBITS, 0, 1, nil)
+	ext := o.AddSymbol("ext_fn", nil, 0, 0, STB_GLOBAL, STT_NOTYPE, STV_DEFAULT)
+	hid := o.AddSymbol("__start_x", nil, 0, 0, STB_GLOBAL, STT_NOTYPE, STV_HIDDEN)
+	o.AddSymbol("fn", text, 0, 6, STB_LOCAL, STT_FUNC, STV_DEFAULT)
+	o.AddSymbol("weak_obj", data, 0, 8, STB_WEAK, STT_OBJECT, STV_DEFAULT)
+	o.AddSymbol("img", img, 0, 1000, STB_LOCAL, STT_OBJECT, STV_DEFAULT)
+	o.AddReloc(text, 1, R_X86_64_PLT32, ext, -4)
+	o.AddReloc(data, 0, R_X86_64_64, o.SectionSymbol(img), 0x10)
+	o.AddReloc(data, 8, R_X86_64_64, hid, 0)
+	return o, big
+}
+
+func TestWriteReadBack(t *testing.T) {
+	o, big := sample()
+	b, err := o.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.NewFile(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Type != elf.ET_REL || f.Machine != elf.EM_X86_64 || f.Class != elf.ELFCLASS64 {
+		t.Fatalf("header: %v %v %v", f.Type, f.Machine, f.Class)
+	}
+	var names []string
+	for _, s := range f.Sections {
+		names = append(names, s.Name)
+		if s.Addralign > 1 && s.Offset%s.Addralign != 0 {
+			t.Errorf("section %s at 0x%x not aligned to %d", s.Name, s.Offset, s.Addralign)
+		}
+	}
+	want := ",.text.startup,.rela.text.startup,.llvm.offloading,.data.rel.ro,.rela.data.rel.ro,.bss,.note.GNU-stack,.symtab,.strtab,.shstrtab"
+	if got := strings.Join(names, ","); got != want {
+		t.Errorf("sections:\n got %s\nwant %s", got, want)
+	}
+	img := f.Section(".llvm.offloading")
+	if uint32(img.Type) != SHT_LLVM_OFFLOADING || img.Flags != elf.SHF_ALLOC {
+		t.Errorf(".llvm.offloading: %v %v", img.Type, img.Flags)
+	}
+	if d, _ := img.Data(); !bytes.Equal(d, big) {
+		t.Error(".llvm.offloading contents differ")
+	}
+	if s := f.Section(".bss"); s.Size != 24 || s.Type != elf.SHT_NOBITS {
+		t.Errorf(".bss: %+v", s.SectionHeader)
+	}
+	rela := f.Section(".rela.data.rel.ro")
+	if rela.Link != uint32(len(f.Sections)-3) || rela.Info != 4 || rela.Flags != elf.SHF_INFO_LINK || rela.Entsize != 24 {
+		t.Errorf(".rela.data.rel.ro header: %+v", rela.SectionHeader)
+	}
+
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	symtab := f.Section(".symtab")
+	firstGlobal := int(symtab.Info)
+	for i, s := range syms { // syms omits the null symbol: index i+1
+		local := elf.ST_BIND(s.Info) == elf.STB_LOCAL
+		if local != (i+1 < firstGlobal) {
+			t.Errorf("symbol %d %q: local=%v but sh_info=%d", i+1, s.Name, local, firstGlobal)
+		}
+	}
+	if syms[0].Name != "sample" || elf.ST_TYPE(syms[0].Info) != elf.STT_FILE || syms[0].Section != elf.SHN_ABS {
+		t.Errorf("first symbol: %+v", syms[0])
+	}
+	byName := map[string]elf.Symbol{}
+	for _, s := range syms {
+		byName[s.Name] = s
+	}
+	if s := byName["__start_x"]; elf.ST_VISIBILITY(s.Other) != elf.STV_HIDDEN || s.Section != elf.SHN_UNDEF {
+		t.Errorf("__start_x: %+v", s)
+	}
+	if s := byName["weak_obj"]; elf.ST_BIND(s.Info) != elf.STB_WEAK || f.Sections[s.Section].Name != ".data.rel.ro" {
+		t.Errorf("weak_obj: %+v", s)
+	}
+
+	// Relocations: decode .rela.data.rel.ro by hand.
+	rd, _ := rela.Data()
+	if len(rd) != 48 {
+		t.Fatalf("rela size %d", len(rd))
+	}
+	info := binary.LittleEndian.Uint64(rd[8:])
+	if sym := syms[info>>32-1]; elf.ST_TYPE(sym.Info) != elf.STT_SECTION || f.Sections[sym.Section].Name != ".llvm.offloading" {
+		t.Errorf("reloc 0 symbol: %+v", sym)
+	}
+	if add := binary.LittleEndian.Uint64(rd[16:]); add != 0x10 || uint32(info) != R_X86_64_64 {
+		t.Errorf("reloc 0: type %d addend %d", uint32(info), add)
+	}
+	if name := syms[binary.LittleEndian.Uint64(rd[24+8:])>>32-1].Name; name != "__start_x" {
+		t.Errorf("reloc 1 symbol %q", name)
+	}
+
+	// Deterministic, and WriteTo agrees with Bytes.
+	o2, _ := sample()
+	var w bytes.Buffer
+	n, err := o2.WriteTo(&w)
+	if err != nil || n != int64(len(b)) || !bytes.Equal(w.Bytes(), b) {
+		t.Errorf("WriteTo: n=%d err=%v equal=%v", n, err, bytes.Equal(w.Bytes(), b))
+	}
+}
+
+// TestNoCopy: section data appended by the caller is referenced, not copied.
+func TestNoCopy(t *testing.T) {
+	o := NewELF(EM_X86_64)
+	buf := []byte("abcd")
+	s := o.AddSection(".x", SHT_PROGBITS, SHF_ALLOC, 1, buf)
+	buf[0] = 'z'
+	if got := string(s.Bytes()); got != "zbcd" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestInvalid(t *testing.T) {
+	for name, build := range map[string]func(o *Object){
+		"foreign symbol": func(o *Object) {
+			s := o.AddSection(".a", SHT_PROGBITS, SHF_ALLOC, 1, []byte{1, 2, 3, 4})
+			o.AddReloc(s, 0, R_X86_64_64, NewELF(EM_X86_64).AddSymbol("x", nil, 0, 0, STB_GLOBAL, 0, 0), 0)
+		},
+		"reloc past end": func(o *Object) {
+			s := o.AddSection(".a", SHT_PROGBITS, SHF_ALLOC, 1, []byte{1})
+			o.AddReloc(s, 4, R_X86_64_64, o.AddSymbol("x", nil, 0, 0, STB_GLOBAL, 0, 0), 0)
+		},
+		"bad align":      func(o *Object) { o.AddSection(".a", SHT_PROGBITS, 0, 3, nil) },
+		"nobits content": func(o *Object) { o.AddSection(".bss", SHT_NOBITS, 0, 8, []byte{1}) },
+		"foreign section": func(o *Object) {
+			o.AddSymbol("x", NewELF(EM_X86_64).AddSection(".b", SHT_PROGBITS, 0, 1, nil), 0, 0, STB_LOCAL, 0, 0)
+		},
+	} {
+		o := NewELF(EM_X86_64)
+		build(o)
+		if _, err := o.WriteTo(io.Discard); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: err = %v, want ErrInvalid", name, err)
+		}
+	}
+}
+
+type failWriter struct{ n int }
+
+func (f *failWriter) Write(b []byte) (int, error) {
+	if f.n -= len(b); f.n < 0 {
+		return 0, errors.New("disk full")
+	}
+	return len(b), nil
+}
+
+func TestWriteError(t *testing.T) {
+	o, _ := sample()
+	if _, err := o.WriteTo(&failWriter{n: 100}); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestReadelfAccepts cross-checks the output with llvm-readelf when present.
+func TestReadelfAccepts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("external tool")
+	}
+	readelf, err := exec.LookPath("/usr/lib/llvm-22/bin/llvm-readelf")
+	if err != nil {
+		t.Skip("llvm-readelf not found")
+	}
+	o, _ := sample()
+	b, err := o.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(readelf, "-S", "-s", "-r", "--elf-output-style=LLVM", "-")
+	cmd.Stdin = bytes.NewReader(b)
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.Contains(string(out), "warning") {
+		t.Fatalf("llvm-readelf: %v\n%s", err, out)
+	}
+	for _, want := range []string{"SHT_LLVM_OFFLOADING", "R_X86_64_PLT32 ext_fn", "R_X86_64_64 __start_x"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("%q not in llvm-readelf output:\n%s", want, out)
+		}
+	}
+}
+
+func TestCOFF(t *testing.T) {
+	o := NewCOFF(IMAGE_FILE_MACHINE_AMD64)
+	text := o.AddSection(".text.startup", SHT_PROGBITS, SHF_ALLOC|SHF_EXECINSTR, 16, []byte{0xe8, 0, 0, 0, 0, 0xc3})
+	data := o.AddSection(".rdata", SHT_PROGBITS, SHF_ALLOC, 16, make([]byte, 16))
+	o.AddSection(".bss", SHT_NOBITS, SHF_ALLOC|SHF_WRITE, 8, nil).Reserve(8)
+	ent := o.AddSection("llvm_offload_entries$OA", SHT_PROGBITS, SHF_ALLOC, 8, nil)
+	fn := o.AddSymbol("fn", text, 0, 6, STB_LOCAL, STT_FUNC, STV_DEFAULT)
+	ext := o.AddSymbol("ext", nil, 0, 0, STB_GLOBAL, STT_NOTYPE, STV_DEFAULT)
+	o.AddSymbol("__start_llvm_offload_entries", ent, 0, 0, STB_WEAK, STT_OBJECT, STV_HIDDEN)
+	o.AddReloc(text, 1, IMAGE_REL_AMD64_REL32, ext, 0)
+	o.AddReloc(data, 0, IMAGE_REL_AMD64_ADDR64, o.SectionSymbol(text), 0x1234)
+	o.AddReloc(data, 8, IMAGE_REL_AMD64_ADDR64, fn, 0)
+	b, err := o.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := pe.NewFile(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range f.Sections {
+		names = append(names, fmt.Sprintf("%s:%#x", s.Name, s.Characteristics))
+	}
+	want := ".text.startup:0x60500020 .rdata:0x40500040 .bss:0xc0400080 llvm_offload_entries$OA:0x40400040"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("sections:\n got %s\nwant %s", got, want)
+	}
+	d, _ := f.Sections[1].Data()
+	if binary.LittleEndian.Uint64(d) != 0x1234 {
+		t.Errorf("in-place addend: % x", d)
+	}
+	if len(f.Sections[1].Relocs) != 2 || f.Sections[1].Relocs[0].Type != 1 {
+		t.Errorf("relocs: %+v", f.Sections[1].Relocs)
+	}
+	var syms []string
+	for _, s := range f.Symbols {
+		syms = append(syms, fmt.Sprintf("%s/%d/%d", s.Name, s.SectionNumber, s.StorageClass))
+	}
+	wantSyms := ".text.startup/1/3 .rdata/2/3 .bss/3/3 llvm_offload_entries$OA/4/3 fn/1/3 ext/0/2 __start_llvm_offload_entries/0/105 .weak.__start_llvm_offload_entries.default/4/2"
+	if got := strings.Join(syms, " "); got != wantSyms {
+		t.Errorf("symbols:\n got %s\nwant %s", got, wantSyms)
+	}
+}

@@ -1,0 +1,5 @@
+package run
+
+import "unsafe"
+
+func unsafePointer(p *int32) unsafe.Pointer { return unsafe.Pointer(p) }

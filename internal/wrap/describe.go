@@ -1,0 +1,561 @@
+package wrap
+
+import (
+	"bytes"
+	"debug/elf"
+	"debug/pe"
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/offload-kit/offload-kit/format"
+)
+
+// Describe returns a readable description of a registration object: what
+// the linker-wrapper's --print-wrapped-module shows, but for the object
+// itself instead of LLVM IR. It reads any wrapper object, ours or LLVM's
+// (llvm-offload-wrapper + llc), ELF (x86-64, AArch64) or COFF (x86-64),
+// resolving relocations so that pointers print as section+offset or as the
+// name of an undefined symbol. The format is documented in
+// docs/wrapper-objects.md.
+func Describe(obj []byte) (desc string, err error) {
+	defer func() {
+		if r := recover(); r != nil { // debug/elf and debug/pe are not hardened
+			desc, err = "", fmt.Errorf("wrap: describe: malformed object: %v: %w", r, format.ErrCorrupt)
+		}
+	}()
+	var v *view
+	if format.Identify(obj) == format.KindCOFF {
+		v, err = coffView(obj)
+	} else {
+		v, err = elfView(obj)
+	}
+	if err != nil {
+		return "", fmt.Errorf("wrap: describe: %w", err)
+	}
+	d := &describer{view: v}
+	return d.describe(), nil
+}
+
+// view is the format-independent picture of an object that Describe needs.
+type view struct {
+	machine string
+	secs    []vsec
+	syms    []vsym
+	byName  map[string]vsym
+	bySec   map[string]int
+}
+
+type vsec struct {
+	name, typ     string
+	size, align   uint64
+	flags         string // W, A, X, M, S
+	list          bool   // listed under "sections:"
+	ctor          string // "constructor"/"destructor" for init/fini arrays
+	prio          string
+	data          []byte
+	relocs        map[uint64]reloc
+	nobits, isELF bool
+}
+
+type vsym struct {
+	name        string
+	sec         string // "" if undefined or absolute
+	value, size uint64
+	fn          bool
+	undefNote   string // " (hidden)" / " (weak)" for undefined symbols
+	undefined   bool
+}
+
+type reloc struct {
+	sym    string // section name (defined targets) or undefined symbol name
+	addend int64
+}
+
+func newView(machine string) *view {
+	return &view{machine: machine, byName: map[string]vsym{}, bySec: map[string]int{}}
+}
+
+func (v *view) addSec(s vsec) {
+	if _, dup := v.bySec[s.name]; !dup {
+		v.bySec[s.name] = len(v.secs)
+	}
+	v.secs = append(v.secs, s)
+}
+
+func (v *view) sec(name string) *vsec {
+	if i, ok := v.bySec[name]; ok {
+		return &v.secs[i]
+	}
+	return nil
+}
+
+// target normalises a relocation target: a defined symbol becomes its
+// section plus offset.
+func (v *view) target(s vsym, isSection bool, addend int64) reloc {
+	if isSection || s.undefined || s.sec == "" {
+		return reloc{sym: s.name, addend: addend}
+	}
+	return reloc{sym: s.sec, addend: addend + int64(s.value)}
+}
+
+func elfView(obj []byte) (*view, error) {
+	f, err := elf.NewFile(bytes.NewReader(obj))
+	if err != nil {
+		return nil, err
+	}
+	v := newView(f.Machine.String())
+	for _, s := range f.Sections {
+		vs := vsec{name: s.Name, typ: elfTypeName(s.Type), size: s.Size, align: s.Addralign,
+			flags: elfFlags(s.Flags), nobits: s.Type == elf.SHT_NOBITS, isELF: true}
+		vs.list = s.Flags&elf.SHF_ALLOC != 0 && s.Flags&elf.SHF_EXECINSTR == 0 && uint32(s.Type) != 0x70000001 &&
+			s.Name != ".rodata" && s.Name != ".eh_frame"
+		if s.Type == elf.SHT_INIT_ARRAY || s.Type == elf.SHT_FINI_ARRAY {
+			vs.ctor = map[bool]string{true: "constructor", false: "destructor"}[s.Type == elf.SHT_INIT_ARRAY]
+			vs.prio = "65535"
+			if i := strings.LastIndexByte(s.Name, '.'); i > 0 && strings.Count(s.Name, ".") > 1 {
+				vs.prio = s.Name[i+1:]
+			}
+		}
+		if s.Type != elf.SHT_NOBITS && s.Type != elf.SHT_NULL {
+			if vs.data, err = s.Data(); err != nil {
+				return nil, fmt.Errorf("section %s: %w", s.Name, err)
+			}
+		}
+		v.addSec(vs)
+	}
+	syms, err := f.Symbols()
+	if err != nil {
+		return nil, err
+	}
+	vsyms := make([]vsym, len(syms))
+	isSec := make([]bool, len(syms))
+	for i, s := range syms {
+		vs := vsym{name: s.Name, value: s.Value, size: s.Size, fn: elf.ST_TYPE(s.Info) == elf.STT_FUNC}
+		switch {
+		case s.Section == elf.SHN_UNDEF:
+			vs.undefined = true
+			if elf.ST_VISIBILITY(s.Other) == elf.STV_HIDDEN {
+				vs.undefNote = " (hidden)"
+			}
+		case int(s.Section) < len(f.Sections):
+			vs.sec = f.Sections[s.Section].Name
+		}
+		if elf.ST_TYPE(s.Info) == elf.STT_SECTION {
+			isSec[i] = true
+			vs.name = vs.sec
+		} else if s.Name != "" && s.Name != "$x" && s.Name != "$d" {
+			v.byName[s.Name] = vs
+			v.syms = append(v.syms, vs)
+		}
+		vsyms[i] = vs
+	}
+	for _, s := range f.Sections {
+		if s.Type != elf.SHT_RELA || int(s.Info) >= len(f.Sections) {
+			continue
+		}
+		raw, err := s.Data()
+		if err != nil {
+			return nil, fmt.Errorf("section %s: %w", s.Name, err)
+		}
+		m := map[uint64]reloc{}
+		for i := 0; i+24 <= len(raw); i += 24 {
+			off := binary.LittleEndian.Uint64(raw[i:])
+			idx := int(binary.LittleEndian.Uint64(raw[i+8:]) >> 32) // 1-based: Symbols drops the null symbol
+			add := int64(binary.LittleEndian.Uint64(raw[i+16:]))
+			if idx >= 1 && idx <= len(vsyms) {
+				m[off] = v.target(vsyms[idx-1], isSec[idx-1], add)
+			} else {
+				m[off] = reloc{sym: "?", addend: add}
+			}
+		}
+		if t := v.sec(f.Sections[s.Info].Name); t != nil {
+			t.relocs = m
+		}
+	}
+	return v, nil
+}
+
+func elfTypeName(t elf.SectionType) string {
+	if uint32(t) == 0x6FFF4C0B {
+		return "SHT_LLVM_OFFLOADING"
+	}
+	return t.String()
+}
+
+func elfFlags(f elf.SectionFlag) string {
+	var s []byte
+	for _, x := range []struct {
+		f elf.SectionFlag
+		c byte
+	}{{elf.SHF_WRITE, 'W'}, {elf.SHF_ALLOC, 'A'}, {elf.SHF_EXECINSTR, 'X'}, {elf.SHF_MERGE, 'M'}, {elf.SHF_STRINGS, 'S'}} {
+		if f&x.f != 0 {
+			s = append(s, x.c)
+		}
+	}
+	return string(s)
+}
+
+func coffView(obj []byte) (*view, error) {
+	f, err := pe.NewFile(bytes.NewReader(obj))
+	if err != nil {
+		return nil, err
+	}
+	v := newView(fmt.Sprintf("IMAGE_FILE_MACHINE_0x%04X", f.Machine))
+	if f.Machine == pe.IMAGE_FILE_MACHINE_AMD64 {
+		v.machine = "IMAGE_FILE_MACHINE_AMD64"
+	}
+	for _, s := range f.Sections {
+		c := s.Characteristics
+		vs := vsec{name: s.Name, size: uint64(s.Size), nobits: c&pe.IMAGE_SCN_CNT_UNINITIALIZED_DATA != 0}
+		switch {
+		case c&pe.IMAGE_SCN_CNT_CODE != 0:
+			vs.typ, vs.flags = "CODE", "AX"
+		case vs.nobits:
+			vs.typ, vs.flags = "UNINITIALIZED_DATA", "A"
+		default:
+			vs.typ, vs.flags = "INITIALIZED_DATA", "A"
+		}
+		if c&pe.IMAGE_SCN_MEM_WRITE != 0 {
+			vs.flags = "W" + vs.flags
+		}
+		if a := (c >> 20) & 0xf; a > 0 {
+			vs.align = 1 << (a - 1)
+		}
+		// Unwind tables, the empty default sections and LLVM's switch
+		// jump tables are not part of the description.
+		vs.list = vs.typ != "CODE" && s.Name != ".xdata" && s.Name != ".pdata" &&
+			!(s.Size == 0 && (s.Name == ".data" || s.Name == ".bss")) && !(s.Name == ".rdata" && vs.align == 4)
+		if p, ok := strings.CutPrefix(s.Name, ".CRT$XCA"); ok {
+			vs.ctor, vs.prio = "constructor", strings.TrimLeft(p, "0")
+		} else if p, ok := strings.CutPrefix(s.Name, ".CRT$XTA"); ok {
+			vs.ctor, vs.prio = "destructor", strings.TrimLeft(p, "0")
+		}
+		if !vs.nobits {
+			if vs.data, err = s.Data(); err != nil {
+				return nil, fmt.Errorf("section %s: %w", s.Name, err)
+			}
+		}
+		v.addSec(vs)
+	}
+	// Symbols, indexed as relocations refer to them (aux records count).
+	idx := map[int]vsym{}
+	isSec := map[int]bool{}
+	var defined []vsym
+	for i := 0; i < len(f.COFFSymbols); i++ {
+		s := f.COFFSymbols[i]
+		name, err := s.FullName(f.StringTable)
+		if err != nil {
+			return nil, err
+		}
+		vs := vsym{name: name, value: uint64(s.Value), fn: s.Type == 0x20}
+		switch {
+		case s.SectionNumber == 0:
+			vs.undefined = true
+			if s.StorageClass == 0x69 {
+				vs.undefNote = " (weak)"
+			}
+		case s.SectionNumber > 0 && int(s.SectionNumber) <= len(f.Sections):
+			vs.sec = f.Sections[s.SectionNumber-1].Name
+		}
+		if s.StorageClass == 3 && s.NumberOfAuxSymbols > 0 && vs.sec == name && s.Value == 0 {
+			isSec[i] = true
+		} else if !strings.HasPrefix(name, ".weak.") && name != "@feat.00" && name != ".file" {
+			if vs.sec != "" {
+				defined = append(defined, vs)
+			}
+			v.byName[name] = vs
+			v.syms = append(v.syms, vs)
+		}
+		idx[i] = vs
+		i += int(s.NumberOfAuxSymbols)
+	}
+	// COFF symbols have no size: a defined symbol extends to the next one
+	// in its section, or to the section end.
+	sort.SliceStable(defined, func(a, b int) bool {
+		if defined[a].sec != defined[b].sec {
+			return defined[a].sec < defined[b].sec
+		}
+		return defined[a].value < defined[b].value
+	})
+	for i, s := range defined {
+		end := uint64(0)
+		if sec := v.sec(s.sec); sec != nil {
+			end = sec.size
+		}
+		for j := i + 1; j < len(defined) && defined[j].sec == s.sec; j++ {
+			if defined[j].value > s.value {
+				end = defined[j].value
+				break
+			}
+		}
+		if end >= s.value {
+			s.size = end - s.value
+		}
+		v.byName[s.name] = s
+	}
+	for si, s := range f.Sections {
+		if len(s.Relocs) == 0 {
+			continue
+		}
+		vs := &v.secs[si]
+		m := map[uint64]reloc{}
+		for _, r := range s.Relocs {
+			off := uint64(r.VirtualAddress)
+			var add int64
+			switch r.Type {
+			case 1: // IMAGE_REL_AMD64_ADDR64
+				if off+8 <= uint64(len(vs.data)) {
+					add = int64(binary.LittleEndian.Uint64(vs.data[off:]))
+				}
+			default:
+				if off+4 <= uint64(len(vs.data)) {
+					add = int64(int32(binary.LittleEndian.Uint32(vs.data[off:])))
+				}
+			}
+			t, ok := idx[int(r.SymbolTableIndex)]
+			if !ok {
+				m[off] = reloc{sym: "?", addend: add}
+				continue
+			}
+			m[off] = v.target(t, isSec[int(r.SymbolTableIndex)], add)
+		}
+		vs.relocs = m
+	}
+	return v, nil
+}
+
+type describer struct {
+	*view
+	b strings.Builder
+}
+
+func (d *describer) p(format string, args ...any) { fmt.Fprintf(&d.b, format, args...) }
+
+// at returns the bytes of symbol name's object and the section it is in.
+func (d *describer) at(name string) (sec string, off uint64, b []byte, ok bool) {
+	s, ok := d.byName[name]
+	if !ok || s.sec == "" {
+		return "", 0, nil, false
+	}
+	data := d.sec(s.sec).data
+	if s.value > uint64(len(data)) || s.size > uint64(len(data))-s.value {
+		return s.sec, s.value, nil, true
+	}
+	return s.sec, s.value, data[s.value : s.value+s.size], true
+}
+
+// ptr renders the pointer stored at sec+off.
+func (d *describer) ptr(sec string, off uint64) string {
+	vs := d.sec(sec)
+	if vs == nil {
+		return "?"
+	}
+	r, ok := vs.relocs[off]
+	if !ok {
+		if off+8 <= uint64(len(vs.data)) && binary.LittleEndian.Uint64(vs.data[off:]) == 0 {
+			return "null"
+		}
+		return "?"
+	}
+	if r.addend == 0 {
+		return r.sym
+	}
+	return fmt.Sprintf("%s+0x%x", r.sym, r.addend)
+}
+
+// cstring reads the NUL-terminated string a pointer at sec+off refers to.
+func (d *describer) cstring(sec string, off uint64) (string, bool) {
+	vs := d.sec(sec)
+	if vs == nil {
+		return "", false
+	}
+	r, ok := vs.relocs[off]
+	if !ok {
+		return "", false
+	}
+	t := d.sec(r.sym)
+	if t == nil || r.addend < 0 || uint64(r.addend) > uint64(len(t.data)) {
+		return "", false
+	}
+	rest := t.data[r.addend:]
+	if n := bytes.IndexByte(rest, 0); n >= 0 {
+		return string(rest[:n]), true
+	}
+	return "", false
+}
+
+func (d *describer) has(name string) bool { _, ok := d.byName[name]; return ok }
+
+func (d *describer) describe() string {
+	kind := "unknown"
+	switch {
+	case d.has(".omp_offloading.descriptor"):
+		kind = "openmp"
+	case d.has(".cuda.fatbin_reg"):
+		kind = "cuda"
+	case d.has(".hip.fatbin_reg"):
+		kind = "hip"
+	case d.has(".sycl_offloading.descriptor"):
+		kind = "sycl"
+	}
+	d.p("registration object: kind=%s machine=%s\n", kind, d.machine)
+	d.p("sections:\n")
+	for _, s := range d.secs {
+		if s.list {
+			d.p("  %-28s %-22s size=%-6d align=%d %s\n", s.name, s.typ, s.size, s.align, s.flags)
+		}
+	}
+	d.ctors()
+	switch kind {
+	case "openmp":
+		d.openmp()
+	case "cuda", "hip":
+		d.gpu(kind)
+	case "sycl":
+		d.sycl()
+	}
+	var und []string
+	for _, s := range d.syms {
+		if s.undefined {
+			und = append(und, s.name+s.undefNote)
+		}
+	}
+	sort.Strings(und)
+	d.p("undefined:\n")
+	for _, u := range und {
+		d.p("  %s\n", u)
+	}
+	return d.b.String()
+}
+
+// ctors prints the constructor and destructor arrays.
+func (d *describer) ctors() {
+	for _, s := range d.secs {
+		if s.ctor == "" {
+			continue
+		}
+		for off := uint64(0); off+8 <= uint64(len(s.data)) && off < 8<<10; off += 8 {
+			d.p("%s: priority %s %s\n", s.ctor, s.prio, d.funcAt(s.name, off))
+		}
+	}
+}
+
+// funcAt names the function a pointer at sec+off refers to.
+func (d *describer) funcAt(sec string, off uint64) string {
+	vs := d.sec(sec)
+	if vs == nil {
+		return "?"
+	}
+	r, ok := vs.relocs[off]
+	if !ok {
+		return "?"
+	}
+	for _, s := range d.syms {
+		if s.fn && s.sec == r.sym && s.value == uint64(r.addend) {
+			return s.name
+		}
+	}
+	if r.addend == 0 {
+		return r.sym
+	}
+	return fmt.Sprintf("%s+0x%x", r.sym, r.addend)
+}
+
+func (d *describer) openmp() {
+	sec, off, b, ok := d.at(".omp_offloading.descriptor")
+	if !ok || len(b) < 32 {
+		d.p("descriptor: missing\n")
+		return
+	}
+	n := binary.LittleEndian.Uint32(b)
+	d.p("descriptor .omp_offloading.descriptor: images=%d array=%s entries=[%s, %s)\n",
+		n, d.ptr(sec, off+8), d.ptr(sec, off+16), d.ptr(sec, off+24))
+	asec, aoff, _, ok := d.at(".omp_offloading.device_images")
+	if !ok {
+		return
+	}
+	for i := uint64(0); i < uint64(n) && i < 1<<16; i++ {
+		o := aoff + 32*i
+		d.p("  image %d: [%s, %s) entries=[%s, %s)\n", i, d.ptr(asec, o), d.ptr(asec, o+8), d.ptr(asec, o+16), d.ptr(asec, o+24))
+	}
+	var names []string
+	for name := range d.byName {
+		if strings.HasPrefix(name, ".omp_offloading.device_image") && name != ".omp_offloading.device_images" {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		_, _, img, _ := d.at(name)
+		d.p("  %s: %d bytes%s\n", name, len(img), binaryInfo(img))
+	}
+}
+
+// binaryInfo summarises an OffloadBinary's header, or says it is raw.
+func binaryInfo(img []byte) string {
+	s, e, err := imageRange(img)
+	switch {
+	case err != nil:
+		return ", invalid offload binary: " + err.Error()
+	case !isOffloadBinary(img):
+		return ", raw image"
+	}
+	info := fmt.Sprintf(", offload binary, payload [0x%x, 0x%x)", s, e)
+	if im, err := SYCLImageFromBinary(img); err == nil && im.Triple != "" {
+		info += " triple=" + im.Triple
+	}
+	return info
+}
+
+func (d *describer) gpu(kind string) {
+	sec, off, b, ok := d.at(".fatbin_wrapper")
+	if !ok || len(b) < 24 {
+		d.p("fatbin wrapper: missing\n")
+		return
+	}
+	d.p("fatbin wrapper .fatbin_wrapper (%s): magic=0x%08x version=%d image=%s reserved=%s\n", sec,
+		binary.LittleEndian.Uint32(b), binary.LittleEndian.Uint32(b[4:]), d.ptr(sec, off+8), d.ptr(sec, off+16))
+	if _, _, img, ok := d.at(".fatbin_image"); ok {
+		d.p("  .fatbin_image: %d bytes\n", len(img))
+	}
+	k := kindCUDA
+	if kind == "hip" {
+		k = kindHIP
+	}
+	d.p("entries: [__start_llvm_offload_entries, __stop_llvm_offload_entries), registering kind %d\n", k)
+}
+
+func (d *describer) sycl() {
+	sec, off, b, ok := d.at(".sycl_offloading.descriptor")
+	if !ok || len(b) < 32 {
+		d.p("descriptor: missing\n")
+		return
+	}
+	n := binary.LittleEndian.Uint16(b[2:])
+	d.p("descriptor .sycl_offloading.descriptor: version=%d images=%d array=%s\n",
+		binary.LittleEndian.Uint16(b), n, d.ptr(sec, off+8))
+	asec, aoff, arr, ok := d.at(".sycl_offloading.device_images")
+	if !ok {
+		return
+	}
+	for i := uint64(0); i < uint64(n) && (i+1)*80 <= uint64(len(arr)); i++ {
+		o := aoff + 80*i
+		im := arr[80*i:]
+		target, _ := d.cstring(asec, o+8)
+		copts, _ := d.cstring(asec, o+16)
+		lopts, _ := d.cstring(asec, o+24)
+		d.p("  image %d: version=%d kind=%d format=%d target=%q compile=%q link=%q\n", i,
+			binary.LittleEndian.Uint16(im), im[2], im[3], target, copts, lopts)
+		d.p("    image=[%s, %s) entries=[%s, %s) properties=[%s, %s)\n", d.ptr(asec, o+32), d.ptr(asec, o+40),
+			d.ptr(asec, o+48), d.ptr(asec, o+56), d.ptr(asec, o+64), d.ptr(asec, o+72))
+	}
+	var entries []string
+	for _, s := range d.syms {
+		if e, ok := strings.CutPrefix(s.name, ".offloading.entry."); ok {
+			entries = append(entries, e)
+		}
+	}
+	d.p("offload entries: %s\n", strings.Join(entries, " "))
+}

@@ -1,0 +1,154 @@
+package wrap
+
+import (
+	"bytes"
+	"encoding/binary"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+const llvmBin = "/usr/lib/llvm-22/bin"
+
+const hostTriple = "x86_64-unknown-linux-gnu"
+
+// tool returns the path of an LLVM 22 tool (or a PATH tool), skipping the
+// test when it is missing or under -short.
+func tool(t *testing.T, name string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs external tools; skipped under -short")
+	}
+	if p := filepath.Join(llvmBin, name); fileExists(p) {
+		return p
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("%s not found", name)
+	}
+	return p
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// runCmd runs a command in dir and returns its stdout; it fails the test
+// with the command line and output on error.
+func runCmd(t *testing.T, dir string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("running %s %s failed: %v\n%s%s", name, strings.Join(args, " "), err, out.String(), errb.String())
+	}
+	return out.String()
+}
+
+// packV1 builds a version-1 OffloadBinary (offload-binary.md §3) with the
+// string entries in the given order.
+func packV1(imageKind, offloadKind uint16, image []byte, kv ...string) []byte {
+	n := len(kv) / 2
+	strtab := []byte{0}
+	offs := make([]uint64, len(kv))
+	base := uint64(72 + 16*n)
+	for i, s := range kv {
+		offs[i] = base + uint64(len(strtab))
+		strtab = append(strtab, s...)
+		strtab = append(strtab, 0)
+	}
+	imgOff := align8(base + uint64(len(strtab)))
+	size := align8(imgOff + uint64(len(image)))
+	le := binary.LittleEndian
+	b := make([]byte, 0, size)
+	b = append(b, 0x10, 0xff, 0x10, 0xad)
+	b = le.AppendUint32(b, 1)
+	b = le.AppendUint64(b, size)
+	b = le.AppendUint64(b, 32)
+	b = le.AppendUint64(b, 40)
+	b = le.AppendUint16(b, imageKind)
+	b = le.AppendUint16(b, offloadKind)
+	b = le.AppendUint32(b, 0)
+	b = le.AppendUint64(b, 72)
+	b = le.AppendUint64(b, uint64(n))
+	b = le.AppendUint64(b, imgOff)
+	b = le.AppendUint64(b, uint64(len(image)))
+	for i := 0; i < n; i++ {
+		b = le.AppendUint64(b, offs[2*i])
+		b = le.AppendUint64(b, offs[2*i+1])
+	}
+	b = append(b, strtab...)
+	b = append(b, make([]byte, imgOff-uint64(len(b)))...)
+	b = append(b, image...)
+	b = append(b, make([]byte, size-uint64(len(b)))...)
+	return b
+}
+
+func align8(x uint64) uint64 { return (x + 7) &^ 7 }
+
+// writeFile writes b to dir/name and returns the path.
+func writeFile(t *testing.T, dir, name string, b []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	must(t, os.WriteFile(p, b, 0o644))
+	return p
+}
+
+// golden compares got with testdata/<name>.golden (rewritten with -update).
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join("testdata", name+".golden")
+	if *update {
+		must(t, os.MkdirAll("testdata", 0o755))
+		must(t, os.WriteFile(p, []byte(got), 0o644))
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("missing golden file (run go test -update): %v", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from golden (run go test -update to refresh):\n--- got ---\n%s", p, got)
+	}
+}
+
+// Small assertion helpers (testify's assert package cannot be used: its
+// dependencies are not in go.sum).
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func eq[T comparable](t *testing.T, got, want T) {
+	t.Helper()
+	if got != want {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+func contains(t *testing.T, s, sub string) {
+	t.Helper()
+	if !strings.Contains(s, sub) {
+		t.Errorf("%q not found in:\n%s", sub, s)
+	}
+}
+
+func matches(t *testing.T, s, re string, want bool) {
+	t.Helper()
+	if regexp.MustCompile(re).MatchString(s) != want {
+		t.Errorf("match of %q = %v, want %v, in:\n%s", re, !want, want, s)
+	}
+}

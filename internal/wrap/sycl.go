@@ -1,0 +1,249 @@
+package wrap
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"strings"
+
+	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/internal/binio"
+	"github.com/offload-kit/offload-kit/internal/objw"
+)
+
+// SYCLImage is one device image for SYCL registration (spec §9.5).
+type SYCLImage struct {
+	Triple  string   // target triple, stored as a C string (TargetSpec)
+	Image   []byte   // the device image (inner bytes, not the OffloadBinary)
+	Symbols []string // kernel (entry point) names
+	// ImageKind is the Format byte of __sycl.tgt_device_image: the
+	// OffloadBinary's ImageKind (0, IMG_None, from clang-sycl-linker 22).
+	ImageKind uint8
+	// CompileOptions and LinkOptions are the SYCL JIT options; the
+	// linker-wrapper leaves both empty.
+	CompileOptions, LinkOptions string
+}
+
+// SYCLImageFromBinary decodes the version-1 OffloadBinary that
+// clang-sycl-linker writes (strings triple, arch, symbols; symbols joined by
+// "\n") into a SYCLImage. The image bytes are not copied.
+func SYCLImageFromBinary(b []byte) (SYCLImage, error) {
+	if !isOffloadBinary(b) {
+		return SYCLImage{}, format.Errorf(0, format.ErrMagic, "not an offload binary")
+	}
+	s, e, err := imageRange(b)
+	if err != nil {
+		return SYCLImage{}, err
+	}
+	c := binio.NewCursor(b, 0)
+	c.Skip(16, "header")
+	entryOff := c.U64("entry offset")
+	ec := binio.NewCursor(b[entryOff:], int64(entryOff)) // imageRange checked entryOff
+	kind := ec.U16("image kind")
+	ec.U16("offload kind")
+	ec.U32("flags")
+	strOff := ec.U64("string offset")
+	nStr := ec.U64("string count")
+	if err := ec.Err(); err != nil {
+		return SYCLImage{}, err
+	}
+	if strOff > uint64(len(b)) || nStr > uint64(len(b)-int(strOff))/16 {
+		return SYCLImage{}, format.Errorf(int64(entryOff)+8, format.ErrCorrupt, "string table of %d entries at 0x%x out of range", nStr, strOff)
+	}
+	cstr := func(off uint64) (string, error) {
+		if off >= uint64(len(b)) {
+			return "", format.Errorf(int64(off), format.ErrTruncated, "string offset out of range")
+		}
+		n := bytes.IndexByte(b[off:], 0)
+		if n < 0 {
+			return "", format.Errorf(int64(off), format.ErrTruncated, "unterminated string")
+		}
+		return string(b[off : off+uint64(n)]), nil
+	}
+	img := SYCLImage{Image: b[s:e:e], ImageKind: uint8(kind)}
+	sc := binio.NewCursor(b[strOff:], int64(strOff))
+	for i := uint64(0); i < nStr; i++ {
+		ko, vo := sc.U64("key offset"), sc.U64("value offset")
+		if err := sc.Err(); err != nil {
+			return SYCLImage{}, err
+		}
+		k, err := cstr(ko)
+		if err != nil {
+			return SYCLImage{}, err
+		}
+		v, err := cstr(vo)
+		if err != nil {
+			return SYCLImage{}, err
+		}
+		switch k {
+		case "triple":
+			img.Triple = v
+		case "symbols":
+			if v != "" {
+				img.Symbols = strings.Split(v, "\n")
+			}
+		}
+	}
+	return img, nil
+}
+
+// SYCL returns the registration object for SYCL device images (spec §9.5).
+func SYCL(opts Options, images []SYCLImage) ([]byte, error) {
+	return encode(BuildSYCL(opts, images))
+}
+
+// Sizes of the SYCL runtime structures.
+const (
+	syclImageSize = 80
+	syclDescSize  = 32
+)
+
+// BuildSYCL is SYCL returning the object model.
+func BuildSYCL(opts Options, images []SYCLImage) (*objw.Object, error) {
+	if len(images) > 0xffff {
+		return nil, fmt.Errorf("wrap: sycl: %d images exceed the 16-bit image count", len(images))
+	}
+	m, err := newModule(opts)
+	if err != nil {
+		return nil, err
+	}
+	o := m.o
+	local := func(name string, sec *objw.Section, off, size uint64) {
+		o.AddSymbol(name, sec, off, size, objw.STB_LOCAL, objw.STT_OBJECT, objw.STV_DEFAULT)
+	}
+	var strs *objw.Section
+	if m.coff {
+		strs = o.AddSection(".rdata$str", objw.SHT_PROGBITS, objw.SHF_ALLOC, 1, nil)
+	} else {
+		strs = o.AddSection(".rodata.str1.1", objw.SHT_PROGBITS, objw.SHF_ALLOC|objw.SHF_MERGE|objw.SHF_STRINGS, 1, nil)
+		strs.EntSize = 1
+	}
+	data := o.AddSection(".llvm.offloading", objw.SHT_LLVM_OFFLOADING, objw.SHF_ALLOC, 1, nil)
+	names := o.AddSection(".llvm.rodata.offloading", objw.SHT_PROGBITS, objw.SHF_ALLOC|objw.SHF_MERGE|objw.SHF_STRINGS, 1, nil)
+	names.EntSize = 1
+	rel := m.dataRelRO()
+	strSym, dataSym, nameSym, relSym := m.secSym(strs), m.secSym(data), m.secSym(names), m.secSym(rel)
+
+	cstr := func(sym string, s string) uint64 {
+		off := strs.Append(append([]byte(s), 0))
+		local(sym, strs, off, uint64(len(s)+1))
+		return off
+	}
+	type placed struct {
+		target, compile, link uint64
+		start, end            uint64
+		entries, nEntries     uint64
+	}
+	pl := make([]placed, len(images))
+	nameIdx, entryIdx := 0, map[string]int{}
+	for i, im := range images {
+		if strings.IndexByte(im.Triple, 0) >= 0 || strings.IndexByte(im.CompileOptions, 0) >= 0 || strings.IndexByte(im.LinkOptions, 0) >= 0 {
+			return nil, fmt.Errorf("wrap: sycl image %d: triple or options contain NUL", i)
+		}
+		p := &pl[i]
+		p.target = cstr(fmt.Sprintf(".sycl_offloading.target.%d", i), im.Triple)
+		p.compile = cstr(fmt.Sprintf(".sycl_offloading.opts.compile.%d", i), im.CompileOptions)
+		p.link = cstr(fmt.Sprintf(".sycl_offloading.opts.link.%d", i), im.LinkOptions)
+		p.start = data.Append(im.Image)
+		p.end = p.start + uint64(len(im.Image))
+		local(fmt.Sprintf(".sycl_offloading.%d.data", i), data, p.start, uint64(len(im.Image)))
+
+		// Entries: a weak .offloading.entry.<name> in llvm_offload_entries
+		// and a copy in this image's entries array.
+		rel.Pad(8)
+		p.entries = rel.Size()
+		for _, sym := range im.Symbols {
+			if strings.IndexByte(sym, 0) >= 0 {
+				return nil, fmt.Errorf("wrap: sycl image %d: symbol %q contains NUL", i, sym)
+			}
+			nm := ".offloading.entry_name"
+			if nameIdx > 0 {
+				nm = fmt.Sprintf("%s.%d", nm, nameIdx)
+			}
+			nameIdx++
+			noff := names.Append(append([]byte(sym), 0))
+			local(nm, names, noff, uint64(len(sym)+1))
+
+			entries := m.entrySection()
+			eoff := m.syclEntry(entries, nameSym, noff)
+			en := ".offloading.entry." + sym
+			if k := entryIdx[sym]; k > 0 {
+				en = fmt.Sprintf("%s.%d", en, k)
+			}
+			entryIdx[sym]++
+			o.AddSymbol(en, entries, eoff, entrySize, objw.STB_WEAK, objw.STT_OBJECT, objw.STV_DEFAULT)
+			m.syclEntry(rel, nameSym, noff)
+		}
+		p.nEntries = uint64(len(im.Symbols))
+		arr := ".sycl_offloading.entries_arr"
+		if i > 0 {
+			arr = fmt.Sprintf("%s.%d", arr, i)
+		}
+		local(arr, rel, p.entries, p.nEntries*entrySize)
+	}
+
+	// __sycl.tgt_device_image[N].
+	rel.Pad(16)
+	imgsOff := rel.Size()
+	for i, p := range pl {
+		var h [8]byte
+		binary.LittleEndian.PutUint16(h[0:], 3) // Version
+		h[2] = kindSYCL                         // OffloadKind
+		h[3] = images[i].ImageKind              // Format
+		rel.Append(h[:])
+		m.ptr(rel, strSym, int64(p.target))
+		m.ptr(rel, strSym, int64(p.compile))
+		m.ptr(rel, strSym, int64(p.link))
+		m.ptr(rel, dataSym, int64(p.start))
+		m.ptr(rel, dataSym, int64(p.end))
+		m.ptr(rel, relSym, int64(p.entries))
+		m.ptr(rel, relSym, int64(p.entries+p.nEntries*entrySize))
+		m.ptr(rel, nil, 0) // PropertiesBegin
+		m.ptr(rel, nil, 0) // PropertiesEnd
+	}
+	local(".sycl_offloading.device_images", rel, imgsOff, uint64(len(images))*syclImageSize)
+
+	// __sycl.tgt_bin_desc.
+	descOff := rel.Size()
+	var h [8]byte
+	binary.LittleEndian.PutUint16(h[0:], 1)
+	binary.LittleEndian.PutUint16(h[2:], uint16(len(images)))
+	rel.Append(h[:])
+	m.ptr(rel, relSym, int64(imgsOff))
+	m.ptr(rel, nil, 0)
+	m.ptr(rel, nil, 0)
+	local(".sycl_offloading.descriptor", rel, descOff, syclDescSize)
+
+	emitDescFuncs(m, relSym, int64(descOff), "sycl.descriptor_reg", "sycl.descriptor_unreg",
+		"__sycl_register_lib", "__sycl_unregister_lib", false)
+	m.ctorArray(1, false, m.fnOff("sycl.descriptor_reg"))
+	m.ctorArray(1, true, m.fnOff("sycl.descriptor_unreg"))
+	if _, err := m.finish(); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// syclEntry appends the entry {0, 1, 8, 0, null, name, 0, 0, null} to sec
+// and returns its offset.
+func (m *module) syclEntry(sec *objw.Section, nameSym *objw.Symbol, nameOff uint64) uint64 {
+	var e [entrySize]byte
+	binary.LittleEndian.PutUint16(e[entryVersion:], 1)
+	binary.LittleEndian.PutUint16(e[entryKind:], kindSYCL)
+	off := sec.Append(e[:])
+	m.o.AddReloc(sec, off+entryName, m.abs64, nameSym, int64(nameOff))
+	return off
+}
+
+// entrySection returns the section that holds offload entries defined by
+// the wrapper itself: llvm_offload_entries (made writable, as clang's host
+// objects have it) on ELF, llvm_offload_entries$OE on COFF.
+func (m *module) entrySection() *objw.Section {
+	if m.entries == nil {
+		m.entries = m.o.AddSection("llvm_offload_entries$OE", objw.SHT_PROGBITS, objw.SHF_ALLOC, 8, nil)
+	}
+	if !m.coff {
+		m.entries.Flags |= objw.SHF_WRITE
+	}
+	return m.entries
+}

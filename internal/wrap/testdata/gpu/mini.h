@@ -1,0 +1,29 @@
+// Just enough CUDA/HIP declarations to compile the host side of entries.cu
+// without an SDK (-nocudainc / -nogpuinc).
+#pragma once
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __host__ __attribute__((host))
+#define __constant__ __attribute__((constant))
+#define __managed__ __attribute__((managed))
+typedef unsigned long size_t;
+struct dim3 {
+  unsigned x, y, z;
+  __host__ __device__ dim3(unsigned x = 1, unsigned y = 1, unsigned z = 1) : x(x), y(y), z(z) {}
+};
+typedef struct CUstream_st *cudaStream_t;
+extern "C" {
+int __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem = 0, cudaStream_t stream = 0);
+int cudaLaunchKernel(const void *f, dim3 g, dim3 b, void **args, size_t shm, cudaStream_t s);
+int __hipPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem = 0, cudaStream_t stream = 0);
+int hipLaunchKernel(const void *f, dim3 g, dim3 b, void **args, size_t shm, cudaStream_t s);
+}
+template <class T, int dim = 1>
+struct __attribute__((device_builtin_surface_type)) surface {
+  void *handle;
+};
+template <class T, int dim = 1, int mode = 0>
+struct __attribute__((device_builtin_texture_type)) texture {
+  void *handle;
+  int normalized;
+};

@@ -1,0 +1,95 @@
+// Recording stub of the CUDA and HIP registration runtime: every entry point
+// the wrapper objects call prints what it received, so that the log of a
+// program linked with our wrapper object can be compared with the log of the
+// same program linked with LLVM's. Link with -rdynamic -ldl so that dladdr
+// can name the registered addresses.
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#ifdef MS_ABI
+// The Windows x64 templates, run on Linux: runtime entry points use the
+// Microsoft calling convention, and so does the atexit they call.
+#define ABI __attribute__((ms_abi))
+typedef void(ABI *ms_fn)(void);
+static ms_fn ms_atexit_fns[8];
+static int ms_atexit_n;
+ABI int atexit(ms_fn f) {
+  ms_atexit_fns[ms_atexit_n++] = f;
+  return 0;
+}
+__attribute__((destructor)) static void ms_run_atexit(void) {
+  while (ms_atexit_n > 0) ms_atexit_fns[--ms_atexit_n]();
+}
+#else
+#define ABI
+#endif
+
+static int handle_storage;
+static void *const handle = &handle_storage;
+
+static const char *sym(const void *p) {
+  Dl_info info;
+  if (p == NULL) return "null";
+  if (dladdr(p, &info) && info.dli_sname && info.dli_saddr == p) return info.dli_sname;
+  return "?";
+}
+
+static const char *h_ok(void *h) { return h == handle ? "ok" : "BAD"; }
+
+// The test fatbins start with a little-endian u64 payload length.
+static void *register_fatbin(const char *who, const void *wrapper) {
+  const uint32_t *w32 = wrapper;
+  const unsigned char *const *wp = (const unsigned char *const *)((const char *)wrapper + 8);
+  const void *const *w4 = (const void *const *)((const char *)wrapper + 16);
+  const unsigned char *data = wp[0];
+  uint64_t len;
+  memcpy(&len, data, 8);
+  uint64_t h = 1469598103934665603ull;
+  for (uint64_t i = 0; i < len + 8; i++) h = (h ^ data[i]) * 1099511628211ull;
+  printf("%sRegisterFatBinary magic=0x%08x version=%u len=%llu fnv=%016llx null=%d\n", who, w32[0], w32[1],
+         (unsigned long long)len, (unsigned long long)h, w4[0] == NULL);
+  return handle;
+}
+
+#define RT(P)                                                                                            \
+  ABI void **P##RegisterFatBinary(void *w) { return register_fatbin(#P, w); }                                \
+  ABI void P##UnregisterFatBinary(void *h) { printf(#P "UnregisterFatBinary h=%s\n", h_ok(h)); }             \
+  ABI int P##RegisterFunction(void *h, const void *addr, char *name1, const char *name2, int limit, void *a6, \
+                          void *a7, void *a8, void *a9, int *a10) {                                       \
+    printf(#P "RegisterFunction h=%s addr=%s name=%s/%s same=%d limit=%d rest=%p,%p,%p,%p,%p\n", h_ok(h),  \
+           sym(addr), name1, name2, name1 == name2, limit, a6, a7, a8, a9, (void *)a10);                 \
+    return 0;                                                                                            \
+  }                                                                                                      \
+  ABI void P##RegisterVar(void *h, void *addr, char *name1, const char *name2, int ext, uint64_t size,        \
+                      int constant, int global) {                                                        \
+    printf(#P "RegisterVar h=%s addr=%s name=%s/%s same=%d extern=%d size=%llu constant=%d global=%d\n",  \
+           h_ok(h), sym(addr), name1, name2, name1 == name2, ext, (unsigned long long)size, constant,      \
+           global);                                                                                      \
+  }                                                                                                      \
+  ABI void P##RegisterManagedVar(void *h, void *aux, void *addr, const char *name, uint64_t size,            \
+                             unsigned align) {                                                           \
+    printf(#P "RegisterManagedVar h=%s aux=%s addr=%s name=%s size=%llu align=%u\n", h_ok(h), sym(aux),   \
+           sym(addr), name, (unsigned long long)size, align);                                            \
+  }                                                                                                      \
+  ABI void P##RegisterSurface(void *h, void *addr, char *name1, const char *name2, int dim, int ext) {        \
+    printf(#P "RegisterSurface h=%s addr=%s name=%s/%s dim=%d extern=%d\n", h_ok(h), sym(addr), name1,    \
+           name2, dim, ext);                                                                             \
+  }                                                                                                      \
+  ABI void P##RegisterTexture(void *h, void *addr, char *name1, const char *name2, int dim, int norm,         \
+                          int ext) {                                                                     \
+    printf(#P "RegisterTexture h=%s addr=%s name=%s/%s dim=%d normalized=%d extern=%d\n", h_ok(h),        \
+           sym(addr), name1, name2, dim, norm, ext);                                                     \
+  }
+
+RT(__cuda)
+RT(__hip)
+
+ABI void __cudaRegisterFatBinaryEnd(void *h) { printf("__cudaRegisterFatBinaryEnd h=%s\n", h_ok(h)); }
+
+// Kernel-launch entry points referenced by the host stubs (never called).
+int __cudaPopCallConfiguration(void) { return 0; }
+int cudaLaunchKernel(void) { return 0; }
+int __hipPopCallConfiguration(void) { return 0; }
+int hipLaunchKernel(void) { return 0; }

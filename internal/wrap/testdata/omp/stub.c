@@ -1,0 +1,111 @@
+// Recording stub of libomptarget's __tgt_register_lib/__tgt_unregister_lib:
+// prints the __tgt_bin_desc it receives (spec linker-wrapper.md §9.2), so
+// that programs linked with our wrapper object and with LLVM's can be
+// compared on any host, including under qemu. The program also defines two
+// OpenMP offload entries of its own.
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#ifdef BACKTRACE
+#include <dlfcn.h>
+#include <unwind.h>
+#endif
+#ifdef MS_ABI
+// The Windows x64 templates, run on Linux: runtime entry points use the
+// Microsoft calling convention, and so does the atexit they call.
+#define ABI __attribute__((ms_abi))
+typedef void(ABI *ms_fn)(void);
+static ms_fn ms_atexit_fns[8];
+static int ms_atexit_n;
+ABI int atexit(ms_fn f) {
+  ms_atexit_fns[ms_atexit_n++] = f;
+  return 0;
+}
+__attribute__((destructor)) static void ms_run_atexit(void) {
+  while (ms_atexit_n > 0) ms_atexit_fns[--ms_atexit_n]();
+}
+#else
+#define ABI
+#endif
+
+struct entry {
+  uint64_t reserved;
+  uint16_t version, kind;
+  uint32_t flags;
+  void *addr;
+  const char *name;
+  uint64_t size, data;
+  void *aux;
+};
+struct device_image {
+  const unsigned char *start, *end;
+  struct entry *entries_begin, *entries_end;
+};
+struct bin_desc {
+  int32_t num_images;
+  struct device_image *images;
+  struct entry *entries_begin, *entries_end;
+};
+
+char region_a, global_b[12];
+__attribute__((section("llvm_offload_entries"), used, aligned(8))) struct entry omp_entries[] = {
+    {0, 1, 1, 0, &region_a, "__omp_offloading_region_a", 0, 0, 0},
+    {0, 1, 1, 0, global_b, "global_b", sizeof global_b, 0, 0},
+};
+
+static const struct bin_desc *registered;
+
+#ifdef BACKTRACE
+// With -DBACKTRACE, __tgt_register_lib prints the call stack it was
+// reached through, as the unwinder sees it: "exe" for frames in the
+// program, the nearest dynamic symbol otherwise. It only gets past the
+// registration function if that has correct .eh_frame information.
+int main(void);
+static const char *exe_name;
+static _Unwind_Reason_Code trace(struct _Unwind_Context *ctx, void *arg) {
+  uintptr_t ip = _Unwind_GetIP(ctx);
+  Dl_info info;
+  (void)arg;
+  if (ip == 0) return _URC_END_OF_STACK;
+  if (dladdr((void *)(ip - 1), &info) == 0) printf(" ?");
+  else if (info.dli_fname == exe_name) printf(" exe");
+  else printf(" %s", info.dli_sname ? info.dli_sname : "?");
+  return _URC_NO_REASON;
+}
+static void backtrace_here(void) {
+  Dl_info info;
+  if (dladdr((void *)main, &info)) exe_name = info.dli_fname;
+  printf("backtrace:");
+  _Unwind_Backtrace(trace, NULL);
+  printf("\n");
+}
+#else
+static void backtrace_here(void) {}
+#endif
+
+static uint64_t fnv(const unsigned char *p, const unsigned char *e) {
+  uint64_t h = 1469598103934665603ull;
+  for (; p < e; p++) h = (h ^ *p) * 1099511628211ull;
+  return h;
+}
+
+ABI void __tgt_register_lib(const struct bin_desc *d) {
+  registered = d;
+  backtrace_here();
+  printf("register images=%d entries=%ld\n", d->num_images, (long)(d->entries_end - d->entries_begin));
+  for (const struct entry *e = d->entries_begin; e < d->entries_end; e++)
+    printf(" entry kind=%u size=%llu name=%s\n", e->kind, (unsigned long long)e->size, e->name);
+  for (int i = 0; i < d->num_images; i++) {
+    const struct device_image *im = &d->images[i];
+    printf(" image %d size=%ld fnv=%016llx same-entries=%d,%d head=%.3s\n", i, (long)(im->end - im->start),
+           (unsigned long long)fnv(im->start, im->end), im->entries_begin == d->entries_begin,
+           im->entries_end == d->entries_end, (const char *)im->start);
+  }
+}
+
+ABI void __tgt_unregister_lib(const struct bin_desc *d) { printf("unregister same=%d\n", d == registered); }
+
+int main(void) {
+  printf("main\n");
+  return 0;
+}

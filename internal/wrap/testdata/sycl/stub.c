@@ -1,0 +1,79 @@
+// Recording stub of the SYCL runtime's registration entry points: prints the
+// __sycl.tgt_bin_desc it receives field by field (spec linker-wrapper.md §9.5).
+#include <stdint.h>
+#include <stdio.h>
+#ifdef MS_ABI
+// The Windows x64 templates, run on Linux: runtime entry points use the
+// Microsoft calling convention, and so does the atexit they call.
+#define ABI __attribute__((ms_abi))
+typedef void(ABI *ms_fn)(void);
+static ms_fn ms_atexit_fns[8];
+static int ms_atexit_n;
+ABI int atexit(ms_fn f) {
+  ms_atexit_fns[ms_atexit_n++] = f;
+  return 0;
+}
+__attribute__((destructor)) static void ms_run_atexit(void) {
+  while (ms_atexit_n > 0) ms_atexit_fns[--ms_atexit_n]();
+}
+#else
+#define ABI
+#endif
+
+struct entry {
+  uint64_t reserved;
+  uint16_t version, kind;
+  uint32_t flags;
+  void *addr;
+  const char *name;
+  uint64_t size, data;
+  void *aux;
+};
+struct image {
+  uint16_t version;
+  uint8_t kind, format;
+  const char *target, *compile_opts, *link_opts;
+  const unsigned char *start, *end;
+  struct entry *entries_begin, *entries_end;
+  void *props_begin, *props_end;
+};
+struct desc {
+  uint16_t version, num_images;
+  struct image *images;
+  void *a, *b;
+};
+_Static_assert(sizeof(struct entry) == 56, "entry");
+_Static_assert(sizeof(struct image) == 80, "image");
+_Static_assert(sizeof(struct desc) == 32, "desc");
+
+static const struct desc *registered;
+
+ABI void __sycl_register_lib(const struct desc *d) {
+  registered = d;
+  printf("register version=%u images=%u null=%d,%d\n", d->version, d->num_images, d->a == NULL, d->b == NULL);
+  for (unsigned i = 0; i < d->num_images; i++) {
+    const struct image *im = &d->images[i];
+    uint64_t h = 1469598103934665603ull;
+    for (const unsigned char *p = im->start; p < im->end; p++) h = (h ^ *p) * 1099511628211ull;
+    printf(" image %u version=%u kind=%u format=%u target=\"%s\" compile=\"%s\" link=\"%s\" size=%ld fnv=%016llx"
+           " props=%d,%d entries=%ld\n",
+           i, im->version, im->kind, im->format, im->target, im->compile_opts, im->link_opts,
+           (long)(im->end - im->start), (unsigned long long)h, im->props_begin == NULL, im->props_end == NULL,
+           (long)(im->entries_end - im->entries_begin));
+    for (const struct entry *e = im->entries_begin; e < im->entries_end; e++)
+      printf("  entry reserved=%llu version=%u kind=%u flags=%u addr=%p name=%s size=%llu data=%llu aux=%p\n",
+             (unsigned long long)e->reserved, e->version, e->kind, e->flags, e->addr, e->name,
+             (unsigned long long)e->size, (unsigned long long)e->data, e->aux);
+  }
+}
+
+ABI void __sycl_unregister_lib(const struct desc *d) { printf("unregister same=%d\n", d == registered); }
+
+extern struct entry __start_llvm_offload_entries[], __stop_llvm_offload_entries[];
+
+int main(void) {
+  printf("main: llvm_offload_entries holds %ld entries:", (long)(__stop_llvm_offload_entries - __start_llvm_offload_entries));
+  for (struct entry *e = __start_llvm_offload_entries; e < __stop_llvm_offload_entries; e++) printf(" %s/%u", e->name, e->kind);
+  printf("\n");
+  return 0;
+}

@@ -1,0 +1,277 @@
+// Package wrap builds the host-side registration ("wrapper") objects that
+// clang-linker-wrapper generates as LLVM IR and compiles: relocatable
+// objects that carry the linked device images and a constructor that
+// registers them with the offload runtime (libomptarget, the CUDA or HIP
+// runtime, or the SYCL runtime).
+//
+// The objects are emitted directly as machine code templates plus
+// relocations (see docs/wrapper-objects.md); no LLVM is involved. The
+// layouts follow /work/shared/spec/linker-wrapper.md §9 (LLVM 22.1.8).
+package wrap
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/internal/objw"
+)
+
+// Options selects the host target of a wrapper object.
+type Options struct {
+	// Triple is the host triple. Supported: x86_64 and aarch64 ELF hosts
+	// (Linux and other ELF systems). Windows (COFF) and Darwin hosts are
+	// not implemented and return an error wrapping format.ErrUnsupported.
+	Triple string
+	// Relocatable puts OpenMP images into .llvm.offloading.relocatable
+	// instead of .llvm.offloading (linker-wrapper -r, spec §8).
+	Relocatable bool
+
+	// winABI (tests only) emits the Windows x64 code templates into an
+	// x86-64 ELF object, so that they can be run on Linux against stubs
+	// declared __attribute__((ms_abi)).
+	winABI bool
+}
+
+// Entry layout (llvm::offloading::EntryTy, 56 bytes on 64-bit hosts).
+const (
+	entrySize      = 56
+	entryVersion   = 8
+	entryKind      = 10
+	entryFlags     = 12
+	entryAddr      = 16
+	entryName      = 24
+	entrySizeField = 32
+	entryData      = 40
+	entryAux       = 48
+)
+
+// Offload kinds as stored in entries.
+const (
+	kindOpenMP = 1
+	kindCUDA   = 2
+	kindHIP    = 4
+	kindSYCL   = 8
+)
+
+const moduleName = "offload.wrapper.module"
+
+// module is a wrapper object under construction, with the sections every
+// kind shares created in the reference's order.
+type module struct {
+	o           *objw.Object
+	text        *objw.Section // .text (empty, as llc emits it)
+	startup     *objw.Section // .text.startup
+	entries     *objw.Section // llvm_offload_entries
+	start, stop *objw.Symbol  // __start_/__stop_llvm_offload_entries
+	ext         map[string]*objw.Symbol
+	c           *code
+	a64         bool          // AArch64 host (else x86-64)
+	coff        bool          // Windows (COFF) host
+	win         bool          // Windows x64 calling convention in the code templates
+	abs64       uint32        // R_X86_64_64, R_AARCH64_ABS64 or IMAGE_REL_AMD64_ADDR64
+	bss         *objw.Section // COFF: .bss, created up front as llc does
+	xdata       *objw.Section // COFF: unwind information
+}
+
+func newModule(opts Options) (*module, error) {
+	machine, coff, err := checkTriple(opts.Triple)
+	if err != nil {
+		return nil, err
+	}
+	if coff {
+		return newCOFFModule(), nil
+	}
+	if opts.winABI && machine != objw.EM_X86_64 {
+		return nil, fmt.Errorf("wrap: internal error: Windows ABI templates need an x86-64 host")
+	}
+	o := objw.NewELF(machine)
+	o.FileName = moduleName
+	m := &module{o: o, ext: map[string]*objw.Symbol{}}
+	textAlign := uint64(16)
+	if machine == objw.EM_AARCH64 {
+		m.a64, m.abs64, textAlign = true, objw.R_AARCH64_ABS64, 4
+		m.c = newCode(4, 0)
+	} else {
+		m.abs64 = objw.R_X86_64_64
+		m.c = newCode(16, 0xcc)
+		m.win = opts.winABI
+	}
+	m.text = o.AddSection(".text", objw.SHT_PROGBITS, objw.SHF_ALLOC|objw.SHF_EXECINSTR, 4, nil)
+	m.startup = o.AddSection(".text.startup", objw.SHT_PROGBITS, objw.SHF_ALLOC|objw.SHF_EXECINSTR, textAlign, nil)
+	m.entries = o.AddSection("llvm_offload_entries", objw.SHT_PROGBITS, objw.SHF_ALLOC, 8, nil)
+	o.AddSymbol("__dummy.llvm_offload_entries", m.entries, 0, 0, objw.STB_LOCAL, objw.STT_OBJECT, objw.STV_DEFAULT)
+	return m, nil
+}
+
+// newCOFFModule starts an x86-64 Windows (MSVC) object with the sections
+// llc creates: .text, .data, .bss, .text.startup, .xdata, and the
+// llvm_offload_entries$OA/$OZ sections holding the weak
+// __start_/__stop_llvm_offload_entries definitions (spec §9.1).
+func newCOFFModule() *module {
+	o := objw.NewCOFF(objw.IMAGE_FILE_MACHINE_AMD64)
+	m := &module{o: o, ext: map[string]*objw.Symbol{}, coff: true, win: true, abs64: objw.IMAGE_REL_AMD64_ADDR64}
+	m.c = newCode(16, 0xcc)
+	m.c.coff = true
+	o.AddSymbol("@feat.00", nil, 0, 0, objw.STB_LOCAL, objw.STT_NOTYPE, objw.STV_DEFAULT).Abs = true
+	m.text = o.AddSection(".text", objw.SHT_PROGBITS, objw.SHF_ALLOC|objw.SHF_EXECINSTR, 4, nil)
+	o.AddSection(".data", objw.SHT_PROGBITS, objw.SHF_ALLOC|objw.SHF_WRITE, 4, nil)
+	m.bss = o.AddSection(".bss", objw.SHT_NOBITS, objw.SHF_ALLOC|objw.SHF_WRITE, 4, nil)
+	m.startup = o.AddSection(".text.startup", objw.SHT_PROGBITS, objw.SHF_ALLOC|objw.SHF_EXECINSTR, 16, nil)
+	m.xdata = o.AddSection(".xdata", objw.SHT_PROGBITS, objw.SHF_ALLOC, 4, nil)
+	oa := o.AddSection("llvm_offload_entries$OA", objw.SHT_PROGBITS, objw.SHF_ALLOC, 8, nil)
+	oz := o.AddSection("llvm_offload_entries$OZ", objw.SHT_PROGBITS, objw.SHF_ALLOC, 8, nil)
+	m.start = o.AddSymbol("__start_llvm_offload_entries", oa, 0, 0, objw.STB_WEAK, objw.STT_OBJECT, objw.STV_HIDDEN)
+	m.stop = o.AddSymbol("__stop_llvm_offload_entries", oz, 0, 0, objw.STB_WEAK, objw.STT_OBJECT, objw.STV_HIDDEN)
+	return m
+}
+
+// checkTriple returns the object machine for the host triples this package
+// can emit code for, and whether the object is COFF.
+func checkTriple(triple string) (machine uint16, coff bool, err error) {
+	if triple == "" {
+		return 0, false, fmt.Errorf("wrap: no host triple: %w", format.ErrUnsupported)
+	}
+	arch, _, _ := strings.Cut(triple, "-")
+	has := func(subs ...string) bool {
+		for _, s := range subs {
+			if strings.Contains(triple, s) {
+				return true
+			}
+		}
+		return false
+	}
+	x86 := arch == "x86_64" || arch == "amd64"
+	switch {
+	case has("mingw", "cygwin", "windows-gnu", "windows-itanium", "darwin", "apple", "macos", "ios"):
+	case has("windows", "win32"):
+		if x86 {
+			return objw.IMAGE_FILE_MACHINE_AMD64, true, nil
+		}
+	case x86:
+		return objw.EM_X86_64, false, nil
+	case arch == "aarch64" || arch == "arm64":
+		return objw.EM_AARCH64, false, nil
+	}
+	return 0, false, fmt.Errorf("wrap: host triple %q: %w (implemented: x86_64 and aarch64 ELF, x86_64 Windows MSVC COFF)",
+		triple, format.ErrUnsupported)
+}
+
+// dataRelRO adds the section for constant data with relocated pointers:
+// .data.rel.ro on ELF (PIC), .rdata on COFF.
+func (m *module) dataRelRO() *objw.Section {
+	if m.coff {
+		return m.o.AddSection(".rdata", objw.SHT_PROGBITS, objw.SHF_ALLOC, 16, nil)
+	}
+	return m.o.AddSection(".data.rel.ro", objw.SHT_PROGBITS, objw.SHF_WRITE|objw.SHF_ALLOC, 16, nil)
+}
+
+// extern returns the undefined global symbol name, creating it on first use.
+func (m *module) extern(name string) *objw.Symbol {
+	return m.externVis(name, objw.STV_DEFAULT)
+}
+
+func (m *module) externVis(name string, vis uint8) *objw.Symbol {
+	if s, ok := m.ext[name]; ok {
+		return s
+	}
+	s := m.o.AddSymbol(name, nil, 0, 0, objw.STB_GLOBAL, objw.STT_NOTYPE, vis)
+	m.ext[name] = s
+	return s
+}
+
+// entryBounds returns the hidden __start_/__stop_llvm_offload_entries.
+func (m *module) entryBounds() (start, stop *objw.Symbol) {
+	if m.start == nil {
+		m.start = m.externVis("__start_llvm_offload_entries", objw.STV_HIDDEN)
+		m.stop = m.externVis("__stop_llvm_offload_entries", objw.STV_HIDDEN)
+	}
+	return m.start, m.stop
+}
+
+// secSym is a shorthand for the section symbol of s.
+func (m *module) secSym(s *objw.Section) *objw.Symbol { return m.o.SectionSymbol(s) }
+
+// ptr appends an 8-byte pointer slot to sec relocated against sym+addend
+// (R_X86_64_64 / R_AARCH64_ABS64) and returns its offset. A nil sym writes a null pointer.
+func (m *module) ptr(sec *objw.Section, sym *objw.Symbol, addend int64) uint64 {
+	off := sec.Append(make([]byte, 8))
+	if sym != nil {
+		m.o.AddReloc(sec, off, m.abs64, sym, addend)
+	}
+	return off
+}
+
+// ctorArray adds the section that makes the function at offset fnOff of
+// .text.startup a constructor (or destructor) of priority prio:
+// .init_array.<prio> / .fini_array.<prio> on ELF, .CRT$XCA<prio:05> /
+// .CRT$XTA<prio:05> on COFF.
+func (m *module) ctorArray(prio int, dtor bool, fnOff uint64) {
+	var s *objw.Section
+	switch {
+	case m.coff && dtor:
+		s = m.o.AddSection(fmt.Sprintf(".CRT$XTA%05d", prio), objw.SHT_PROGBITS, objw.SHF_ALLOC, 8, nil)
+	case m.coff:
+		s = m.o.AddSection(fmt.Sprintf(".CRT$XCA%05d", prio), objw.SHT_PROGBITS, objw.SHF_ALLOC, 8, nil)
+	case dtor:
+		s = m.o.AddSection(fmt.Sprintf(".fini_array.%d", prio), objw.SHT_FINI_ARRAY, objw.SHF_WRITE|objw.SHF_ALLOC, 8, nil)
+	default:
+		s = m.o.AddSection(fmt.Sprintf(".init_array.%d", prio), objw.SHT_INIT_ARRAY, objw.SHF_WRITE|objw.SHF_ALLOC, 8, nil)
+	}
+	m.ptr(s, m.secSym(m.startup), int64(fnOff))
+}
+
+// finish assembles the code, adds .note.GNU-stack and returns the object.
+func (m *module) finish() (map[string]*objw.Symbol, error) {
+	fns, err := m.c.finish(m.o, m.startup)
+	if err != nil {
+		return nil, err
+	}
+	if m.coff {
+		// .pdata: one RUNTIME_FUNCTION {begin, end, unwind info} per
+		// function, all image-relative (ADDR32NB).
+		pdata := m.o.AddSection(".pdata", objw.SHT_PROGBITS, objw.SHF_ALLOC, 4, nil)
+		text, xdata := m.secSym(m.startup), m.secSym(m.xdata)
+		rva := func(sym *objw.Symbol, off uint64) {
+			at := pdata.Append(make([]byte, 4))
+			m.o.AddReloc(pdata, at, objw.IMAGE_REL_AMD64_ADDR32NB, sym, int64(off))
+		}
+		for _, f := range m.c.funcs {
+			if f.unwind == nil {
+				return nil, fmt.Errorf("wrap: internal error: %s has no unwind information", f.name)
+			}
+			u := m.xdata.Pad(4)
+			m.xdata.Append(f.unwind)
+			rva(text, uint64(f.start))
+			rva(text, uint64(f.end))
+			rva(xdata, u)
+		}
+		return fns, nil
+	}
+	if m.a64 {
+		// AArch64 ELF mapping symbols: $x where code starts, $d where
+		// data starts (AAELF64 §5.5.4), as the LLVM assembler emits them.
+		m.o.AddSymbol("$x", m.startup, 0, 0, objw.STB_LOCAL, objw.STT_NOTYPE, objw.STV_DEFAULT)
+		for _, s := range m.o.Sections() {
+			if s.Flags&objw.SHF_ALLOC != 0 && s.Flags&objw.SHF_EXECINSTR == 0 && s.Size() > 0 {
+				m.o.AddSymbol("$d", s, 0, 0, objw.STB_LOCAL, objw.STT_NOTYPE, objw.STV_DEFAULT)
+			}
+		}
+	}
+	m.o.AddSection(".note.GNU-stack", objw.SHT_PROGBITS, 0, 1, nil)
+	if !m.win {
+		m.ehFrame()
+	}
+	return fns, nil
+}
+
+// fnOff returns the offset of a function label in .text.startup.
+func (m *module) fnOff(name string) uint64 { return uint64(m.c.labels[name]) }
+
+// encode is the []byte form shared by the exported functions.
+func encode(o *objw.Object, err error) ([]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	return o.Bytes()
+}
