@@ -22,6 +22,6 @@ echo "== run saxpy"; ./saxpy || rc=1
 echo "== link rdc"
 "${W[@]}" -o rdc rdc_main.fat.o rdc_lib.fat.o || rc=1
 echo "== run rdc"; ./rdc || rc=1
-echo "== dump"; bin/offload-packager dump saxpy rdc
+echo "== dump"; bin/offload-packager dump --all saxpy rdc
 echo "== result rc=$rc"
 exit $rc
