@@ -156,7 +156,7 @@ fat objects.`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return call("bundle", args, func() error {
-				return bundlerMain(env, "offload-packager bundle", args)
+				return bundlerMain(cmd.Context(), env, "offload-packager", args)
 			})
 		},
 	}

@@ -1,0 +1,308 @@
+package bundle
+
+import (
+	"bytes"
+	"compress/zlib"
+	"crypto/md5"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/offload-kit/offload-kit/format"
+)
+
+// Reader streams the uncompressed bundle out of a CCOB blob and checks
+// size and hash when the stream ends (like archive/zip's checksumReader):
+// the final Read reports a *format.FormatError wrapping ErrChecksum
+// instead of io.EOF on a mismatch.
+type Reader struct {
+	Header Header
+	r      io.Reader
+	closer func()
+	md     hash.Hash
+	n      uint64
+	verify bool
+	err    error
+}
+
+// NewReader opens the CCOB blob at the start of buf. The same limits as
+// Decompress apply to UncompressedSize.
+func NewReader(buf []byte, lim Limits) (*Reader, error) {
+	h, err := ParseHeader(buf)
+	if err != nil {
+		return nil, err
+	}
+	end := uint64(len(buf))
+	if h.Version >= 2 {
+		end = h.TotalFileSize
+	}
+	payload := buf[h.Size():end]
+	maxSize := lim.MaxSize
+	if maxSize == 0 {
+		maxSize = defaultMaxSize
+	}
+	if h.UncompressedSize > maxSize {
+		return nil, format.Errorf(8, format.ErrLimit, "uncompressed size %d exceeds the %d-byte limit", h.UncompressedSize, maxSize)
+	}
+	if h.UncompressedSize > 64+uint64(len(payload))*maxRatio(h.Method) {
+		return nil, format.Errorf(8, format.ErrLimit, "uncompressed size %d is implausible for %d compressed bytes", h.UncompressedSize, len(payload))
+	}
+	rd := &Reader{Header: h, md: md5.New(), verify: !lim.SkipVerify}
+	switch h.Method {
+	case Zstd:
+		conc := 1
+		if len(payload) > 4<<20 {
+			conc = 0
+		}
+		d, err := zstd.NewReader(bytes.NewReader(payload),
+			zstd.WithDecoderConcurrency(conc),
+			zstd.WithDecoderMaxMemory(max(h.UncompressedSize, 256<<20)),
+			zstd.WithDecoderMaxWindow(256<<20))
+		if err != nil {
+			return nil, format.Errorf(int64(h.Size()), format.ErrCorrupt, "Could not decompress embedded file contents: %v", err)
+		}
+		rd.r, rd.closer = d, d.Close
+	default:
+		z, err := zlib.NewReader(bytes.NewReader(payload))
+		if err != nil {
+			return nil, format.Errorf(int64(h.Size()), format.ErrCorrupt, "Could not decompress embedded file contents: %v", err)
+		}
+		rd.r, rd.closer = z, func() { z.Close() }
+	}
+	return rd, nil
+}
+
+// Read implements io.Reader. Without verification, output past
+// UncompressedSize is dropped, as the reference truncates it.
+func (r *Reader) Read(p []byte) (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	if left := r.Header.UncompressedSize - r.n; uint64(len(p)) > left && !r.verify {
+		p = p[:left]
+	}
+	n, err := r.r.Read(p)
+	r.md.Write(p[:n])
+	r.n += uint64(n)
+	if r.verify && r.n > r.Header.UncompressedSize {
+		r.err = &format.FormatError{Off: 8, Msg: fmt.Sprintf("decompressed data exceeds the %d bytes the header records", r.Header.UncompressedSize), Err: ErrChecksum}
+		return n, r.err
+	}
+	if !r.verify && r.n == r.Header.UncompressedSize && err == nil {
+		err = io.EOF
+	}
+	switch {
+	case err == io.EOF:
+		r.err = io.EOF
+		if r.verify {
+			if r.n != r.Header.UncompressedSize {
+				r.err = &format.FormatError{Off: 8, Msg: fmt.Sprintf("decompressed %d bytes, header says %d", r.n, r.Header.UncompressedSize), Err: ErrChecksum}
+			} else if got := r.Sum(); got != r.Header.Hash {
+				r.err = &format.FormatError{Off: int64(r.Header.Size() - 8), Msg: fmt.Sprintf("hash %#016x, header says %#016x", got, r.Header.Hash), Err: ErrChecksum}
+			}
+		}
+	case errors.Is(err, zstd.ErrDecoderSizeExceeded):
+		r.err = &format.FormatError{Off: 8, Msg: "decompressed data exceeds the size the header records", Err: ErrChecksum}
+	case err != nil:
+		r.err = format.Errorf(int64(r.Header.Size()), format.ErrCorrupt, "Could not decompress embedded file contents: %v", err)
+	}
+	return n, r.err
+}
+
+// Sum is the truncated MD5 of what has been read so far.
+func (r *Reader) Sum() uint64 {
+	var s [16]byte
+	r.md.Sum(s[:0])
+	return binary.LittleEndian.Uint64(s[:8])
+}
+
+// Close releases the decoder.
+func (r *Reader) Close() error {
+	if r.closer != nil {
+		r.closer()
+		r.closer = nil
+	}
+	return nil
+}
+
+// CompressTo streams size bytes from src into w as a CCOB blob starting at
+// offset 0 of w, and returns its header. The payload is written as it is
+// produced; the header, which records the total size and the hash of the
+// whole input, is written last, so w must support WriteAt (an *os.File
+// does). Inputs larger than one chunk are compressed as independent zstd
+// frames by o.Concurrency workers, so payloads of many GiB (version 3)
+// never sit in memory whole: at most about 2×workers chunks are buffered.
+func CompressTo(w io.WriterAt, src io.Reader, size int64, o CompressOptions) (Header, error) {
+	v := o.version()
+	if v != 2 && v != 3 {
+		return Header{}, fmt.Errorf("cannot write compressed bundle version %d", v)
+	}
+	if v == 2 && size > 0xffffffff {
+		return Header{}, fmt.Errorf("Uncompressed size exceeds version 2 limit")
+	}
+	h := Header{Version: v, Method: Zstd, UncompressedSize: uint64(size)}
+	if o.Zlib {
+		h.Method = Zlib
+	}
+	md := md5.New()
+	in := io.TeeReader(io.LimitReader(src, size), md)
+	ow := &offsetWriter{w: w, off: int64(h.Size())}
+	var err error
+	if o.Zlib {
+		err = streamZlib(ow, in, o.Level)
+	} else {
+		err = streamZstd(ow, in, o)
+	}
+	if err != nil {
+		return Header{}, err
+	}
+	if ow.in != size {
+		return Header{}, fmt.Errorf("compressing bundle: read %d of %d bytes: %w", ow.in, size, io.ErrUnexpectedEOF)
+	}
+	h.TotalFileSize = uint64(ow.off)
+	if v == 2 && h.TotalFileSize > 0xffffffff {
+		return Header{}, fmt.Errorf("Total file size exceeds version 2 limit")
+	}
+	var sum [16]byte
+	md.Sum(sum[:0])
+	h.Hash = binary.LittleEndian.Uint64(sum[:8])
+	if _, err := w.WriteAt(h.AppendHeader(nil), 0); err != nil {
+		return Header{}, err
+	}
+	return h, nil
+}
+
+type offsetWriter struct {
+	w   io.WriterAt
+	off int64
+	in  int64 // uncompressed bytes consumed (set by the stream functions)
+}
+
+func (o *offsetWriter) Write(p []byte) (int, error) {
+	n, err := o.w.WriteAt(p, o.off)
+	o.off += int64(n)
+	return n, err
+}
+
+type countReader struct {
+	r io.Reader
+	n *int64
+}
+
+func (c countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	*c.n += int64(n)
+	return n, err
+}
+
+func streamZlib(ow *offsetWriter, in io.Reader, level int) error {
+	if level < 0 || level > 9 {
+		level = 6
+	}
+	zw, err := zlib.NewWriterLevel(ow, level)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(zw, countReader{in, &ow.in}); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+func streamZstd(ow *offsetWriter, in io.Reader, o CompressOptions) error {
+	chunk := o.ChunkSize
+	if chunk <= 0 {
+		chunk = 16 << 20
+	}
+	workers := o.Concurrency
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	type job struct {
+		data []byte
+		out  chan []byte
+	}
+	jobs := make(chan job)
+	order := make(chan chan []byte, workers)
+	var wg sync.WaitGroup
+	var encErr error
+	var once sync.Once
+	for i := 0; i < workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			enc, err := newEncoder(o.Level)
+			if err != nil {
+				once.Do(func() { encErr = err })
+			}
+			for j := range jobs {
+				if enc == nil {
+					j.out <- nil
+					continue
+				}
+				j.out <- enc.EncodeAll(j.data, nil)
+			}
+			if enc != nil {
+				enc.Close()
+			}
+		}()
+	}
+	// Reader: cut the input into chunks, in order.
+	var readErr error
+	go func() {
+		defer close(order)
+		defer close(jobs)
+		for {
+			buf := make([]byte, chunk)
+			n, err := io.ReadFull(in, buf)
+			if n > 0 {
+				out := make(chan []byte, 1)
+				order <- out
+				jobs <- job{data: buf[:n], out: out}
+				ow.in += int64(n)
+			}
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				return
+			}
+			if err != nil {
+				readErr = err
+				return
+			}
+		}
+	}()
+	var writeErr error
+	frames := 0
+	for out := range order {
+		frame := <-out
+		if writeErr == nil && frame != nil {
+			_, writeErr = ow.Write(frame)
+		}
+		frames++
+	}
+	wg.Wait()
+	switch {
+	case encErr != nil:
+		return encErr
+	case readErr != nil:
+		return readErr
+	case writeErr != nil:
+		return writeErr
+	}
+	if frames == 0 {
+		// Empty input: one empty frame, as EncodeAll writes.
+		enc, err := newEncoder(o.Level)
+		if err != nil {
+			return err
+		}
+		defer enc.Close()
+		_, err = ow.Write(enc.EncodeAll(nil, nil))
+		return err
+	}
+	return nil
+}
