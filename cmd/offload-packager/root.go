@@ -1,12 +1,17 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"io"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/offload-kit/offload-kit/internal/cli"
+	"github.com/offload-kit/offload-kit/internal/driver/bundler"
 	"github.com/offload-kit/offload-kit/internal/driver/packager"
 )
 
@@ -14,8 +19,12 @@ import (
 // suffixes such as "llvm-offload-binary-22".
 func personality(argv0 string) string {
 	s := cli.Stem(argv0)
+	// Drop a version suffix ("-22", "-22.1"), as clang's driver names allow.
+	if i := strings.LastIndexByte(s, '-'); i > 0 && strings.Trim(s[i+1:], "0123456789.") == "" && i+1 < len(s) {
+		s = s[:i]
+	}
 	for _, p := range []string{"llvm-offload-binary", "clang-offload-packager", "clang-offload-bundler"} {
-		if s == p || strings.HasPrefix(s, p+"-") || strings.HasSuffix(s, p) {
+		if strings.HasSuffix(s, p) {
 			return p
 		}
 	}
@@ -162,4 +171,23 @@ fat objects.`,
 	}
 	root.AddCommand(create, extract, dump, embed, bundle)
 	return root
+}
+
+var errMissingOutput = errors.New("-o OUTPUT is required")
+
+// runBundler is the clang-offload-bundler personality: messages are
+// prefixed with argv[0] as typed, as the reference does.
+func runBundler(argv0 string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	env := &packager.Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Tool: argv0}
+	return cli.ExitCode(stderr, argv0, bundlerMain(context.Background(), env, argv0, args))
+}
+
+// bundlerMain runs the bundler driver with the process environment (the
+// OFFLOAD_BUNDLER_* variables) and clock, which only cmd/ may read.
+func bundlerMain(ctx context.Context, env *packager.Env, argv0 string, args []string) error {
+	benv := &bundler.Env{
+		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
+		Tool: argv0, Dir: env.Dir, LookupEnv: os.LookupEnv, Now: time.Now,
+	}
+	return bundler.Main(ctx, benv, argv0, args)
 }

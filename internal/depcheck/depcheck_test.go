@@ -121,7 +121,7 @@ func sameFamily(a, b string) bool { return strings.HasPrefix(b, a+"/") }
 
 func TestEffectRules(t *testing.T) {
 	for _, f := range load(t) {
-		if f.test || strings.HasPrefix(f.pkg, "bench") {
+		if f.test || strings.HasPrefix(f.pkg, "bench") || strings.HasPrefix(f.pkg, "scripts") {
 			continue
 		}
 		for _, im := range f.imports {
