@@ -66,8 +66,9 @@ type ReadOptions struct {
 	// align8(offset+Size); false is LLVM 22.1.8's offset+Size, where any
 	// trailing byte (even padding) is an error.
 	Align8 bool
-	// MaxInflated caps the inflated size of a compressed (v3) binary;
-	// 0 means DefaultMaxInflated.
+	// MaxInflated caps the inflated size of the compressed (v3) binaries
+	// in one ParseAll call, all of them together, so that many small
+	// decompression bombs cannot add up; 0 means DefaultMaxInflated.
 	MaxInflated int64
 }
 
@@ -134,9 +135,16 @@ func ParseAll(buf []byte, opt ReadOptions) ([]*Binary, error) {
 	}
 	var all []*Binary
 	for off := uint64(0); off < uint64(len(buf)); {
-		bins, n, err := parseAt(buf[off:], int64(off), maxInfl)
+		rest := buf[off:]
+		bins, n, err := parseAt(rest, int64(off), maxInfl)
 		if err != nil {
 			return nil, err
+		}
+		if len(rest) >= headerSizeV3 && le.Uint32(rest[4:]) == 3 {
+			maxInfl -= int64(min(le.Uint64(rest[32:]), uint64(maxInfl))) // the budget is shared
+			if maxInfl <= 0 {
+				maxInfl = 1 // any further compressed body is over the limit
+			}
 		}
 		all = append(all, bins...)
 		next := off + uint64(n)

@@ -1,6 +1,7 @@
 package packager
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -42,7 +43,7 @@ func Embed(env *Env, opt EmbedOptions) error {
 			return fmt.Errorf("%s: %s", p, errText(err))
 		}
 		defer pk.Close()
-		if _, err := offload.ParseAll(pk.data, offload.ReadOptions{}); err != nil {
+		if err := checkPackage(pk.data); err != nil {
 			return fmt.Errorf("%s: not a valid offload package: %w", p, err)
 		}
 		var ra io.ReaderAt = readerAt(pk.data)
@@ -81,4 +82,35 @@ func (r readerAt) ReadAt(p []byte, off int64) (int, error) {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// checkPackage validates the chain of binaries in a package without
+// inflating compressed (v3) bodies: embedding copies bytes and must not
+// pay for, or be bombed by, decompression. v1 binaries get the full check.
+func checkPackage(b []byte) error {
+	if len(b) == 0 {
+		return format.Errorf(0, format.ErrTruncated, "empty package")
+	}
+	for off := 0; off < len(b); {
+		rest := b[off:]
+		if len(rest) < 16 || format.Identify(rest) != format.KindOffloadBinary {
+			return format.Errorf(int64(off), format.ErrMagic, "no OffloadBinary header")
+		}
+		version := binary.LittleEndian.Uint32(rest[4:])
+		size := binary.LittleEndian.Uint64(rest[8:])
+		if size < 40 || size > uint64(len(rest)) {
+			return format.Errorf(int64(off+8), format.ErrTruncated, "size 0x%x does not fit in the %d bytes left", size, len(rest))
+		}
+		switch version {
+		case 1:
+			if _, _, err := offload.Parse(rest[:size]); err != nil {
+				return err
+			}
+		case 2, 3:
+		default:
+			return format.Errorf(int64(off+4), format.ErrVersion, "unsupported version %d", version)
+		}
+		off += int((size + 7) &^ 7)
+	}
+	return nil
 }

@@ -154,7 +154,7 @@ func extractAll(env *Env, in *input) ([]*offload.Binary, error) {
 		}
 	}
 	units, err := scan.Input(in.name, in.data, scan.Options{ReadFile: func(p string) ([]byte, error) {
-		return os.ReadFile(env.path(p))
+		return readRegular(env.path(p))
 	}})
 	if err != nil {
 		return nil, errors.New(llvmText(err))
@@ -296,4 +296,17 @@ func safeName(s string) string {
 		s = "_" + s
 	}
 	return s
+}
+
+// readRegular reads a thin-archive member: regular files only, so a member
+// naming /dev/zero or a FIFO cannot make the reader block or grow forever.
+func readRegular(p string) ([]byte, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", p)
+	}
+	return os.ReadFile(p)
 }
