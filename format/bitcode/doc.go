@@ -36,4 +36,37 @@
 // Wide DATA elements ([n x i16], float, ...) are returned little-endian,
 // which is what LLVM's ConstantDataSequential::getAsString gives on a
 // little-endian host.
+//
+// # Symbols
+//
+// ReadSymbolTable and Symbols decode the irsymtab LLVM writes into bitcode
+// (llvm/Object/IRSymtab.h): the blob of the top-level SYMTAB_BLOCK, a
+// storage::Header (version 3, producer, module/comdat/symbol/uncommon
+// ranges, triple, source file, COFF linker options, dependent libraries)
+// whose strings live in the STRTAB_BLOCK after it. Symbols come in
+// irsymtab order, which is LLVM's ModuleSymbolTable order (per module:
+// functions, variables, aliases, ifuncs, then module-asm symbols), with
+// the FB_* flag word (SymbolFlags), visibility, comdat index and the
+// uncommon fields (common size/alignment, section, COFF weak fallback).
+// Every range and string is bounds-checked.
+//
+// Where LLVM would rebuild the table from the IR (irsymtab::readBitcode:
+// no SYMTAB/STRTAB, version not 3, module count not the file's) Symbols
+// does not fall back: it returns an error wrapping format.ErrUnsupported
+// (format.ErrVersion for another table version). llvm-as writes no
+// irsymtab for modules with module asm or without a data layout. A table
+// from another producer is returned as stored; SymbolTable.Current says
+// whether LLVM 22 ("22.1.8") would use it unchanged.
+//
+// ArchiveSymbols returns the names LLVM's archive writer indexes for a
+// bitcode member (isArchiveSymbol: global, defined or common, not
+// format-specific), in its order, renumbering "__unnamed_N" as the
+// writer's own Mangler does. It reads the irsymtab when LLVM 22 would use
+// it, and otherwise computes the list from the module records
+// (linkage, declarations, "llvm." names, the "llvm.metadata" section, the
+// data layout's mangling), as llvm-ar does through IRObjectFile. That IR
+// fallback returns format.ErrUnsupported for module asm, Microsoft x86
+// calling-convention decoration (and aliases under COFF mangling),
+// GOFF/XCOFF mangling and pre-v2 bitcode. format/ar uses the list through
+// ar.WriteGNUWith (the two packages do not import each other).
 package bitcode

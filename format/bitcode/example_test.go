@@ -24,3 +24,27 @@ func ExampleEmbeddedObjects() {
 	// Output:
 	// @llvm.embedded.object section .llvm.offloading: 1112 bytes, magic 10 ff 10 ad
 }
+
+func ExampleSymbols() {
+	buf, err := os.ReadFile("testdata/host-one-flto.bc")
+	if err != nil {
+		log.Fatal(err)
+	}
+	syms, err := bitcode.Symbols(buf)
+	if err != nil {
+		log.Fatal(err) // errors.Is(err, format.ErrUnsupported): no irsymtab
+	}
+	for _, s := range syms {
+		fmt.Printf("%-24s %v\n", s.Name, s.Flags)
+	}
+	names, err := bitcode.ArchiveSymbols(buf)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("archive index:", names)
+	// Output:
+	// main                     global|executable
+	// .Lllvm.embedded.object   uncommon|used|format_specific
+	// llvm.compiler.used       uncommon|global|format_specific
+	// archive index: [main]
+}

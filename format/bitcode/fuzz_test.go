@@ -44,3 +44,45 @@ func FuzzEmbeddedObjects(f *testing.F) {
 		}
 	})
 }
+
+func FuzzSymbols(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.bc")
+	more, _ := filepath.Glob("testdata/symtab/*.bc")
+	files = append(files, more...)
+	if len(files) < 2 {
+		f.Fatal("no seeds in testdata/*.bc")
+	}
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		f.Add(wrap(b, 4))
+	}
+	f.Add([]byte("BC\xC0\xDE"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		check := func(what string, n int, isNil bool, err error) {
+			if err != nil {
+				if !isNil {
+					t.Fatalf("%s: error %v with non-nil result", what, err)
+				}
+				var fe *format.FormatError
+				if !errors.As(err, &fe) {
+					t.Fatalf("%s: error %T is not a *format.FormatError: %v", what, err, err)
+				}
+				return
+			}
+			if n > len(in) {
+				t.Fatalf("%s: %d symbols from %d bytes", what, n, len(in))
+			}
+		}
+		syms, err := Symbols(in)
+		check("Symbols", len(syms), syms == nil, err)
+		names, err := ArchiveSymbols(in)
+		check("ArchiveSymbols", len(names), names == nil, err)
+		if err == nil && names == nil {
+			t.Fatal("ArchiveSymbols: nil list without an error")
+		}
+	})
+}

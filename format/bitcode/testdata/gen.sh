@@ -35,4 +35,9 @@ $B/llvm-cat -b -o two-modules.bc host-one-flto.bc lib-two-flto.bc
 
 # Hand-written IR.
 for f in none several nometa; do $B/llvm-as $f.ll -o $f.bc; done
+
+# irsymtab fixture: opt (unlike llvm-as) has the targets' asm parsers, so
+# it writes an irsymtab even with module asm. Keep the relative path: it
+# is the table's source file name.
+$B/opt symtab/kinds.ll -o symtab/kinds.bc
 rm -f dev.o

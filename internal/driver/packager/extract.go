@@ -12,6 +12,7 @@ import (
 	"github.com/offload-kit/offload-kit/elfembed"
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/ar"
+	"github.com/offload-kit/offload-kit/format/bitcode"
 	"github.com/offload-kit/offload-kit/format/offload"
 	"github.com/offload-kit/offload-kit/internal/atomicfile"
 	"github.com/offload-kit/offload-kit/internal/scan"
@@ -40,7 +41,7 @@ func Extract(env *Env, opt ExtractOptions) error {
 		return fmt.Errorf("'%s': %s", opt.Input, errText(err))
 	}
 	defer in.Close()
-	bins, err := extractAll(env, in)
+	bins, bufID, err := extractAll(env, in)
 	if err != nil {
 		return err
 	}
@@ -112,10 +113,10 @@ func Extract(env *Env, opt ExtractOptions) error {
 			}
 			members := make([]ar.WriteMember, len(matches))
 			for i, b := range matches {
-				members[i] = ar.WriteMember{Name: opt.Input, Data: b.Image}
+				members[i] = ar.WriteMember{Name: bufID[b], Data: b.Image}
 			}
 			if err := atomicfile.WriteFile(env.path(file), env.Stdout, func(w io.Writer) error {
-				return ar.WriteGNU(w, members)
+				return ar.WriteGNUWith(w, members, ar.Options{Symbols: archiveSymbols})
 			}); err != nil {
 				return errors.New(errText(err))
 			}
@@ -143,27 +144,34 @@ func Extract(env *Env, opt ExtractOptions) error {
 }
 
 // extractAll runs LLVM's extractOffloadBinaries over the whole input and
-// reports failures in that tool's words.
-func extractAll(env *Env, in *input) ([]*offload.Binary, error) {
+// reports failures in that tool's words. bufID gives each binary's LLVM
+// buffer identifier: the archive member name, or the input path as given.
+func extractAll(env *Env, in *input) (bins []*offload.Binary, bufID map[*offload.Binary]string, err error) {
 	k := format.Identify(in.data)
 	if k == format.KindOffloadBinary {
 		// llvm-offload-binary parses a raw package directly: its error has
 		// no "while extracting" context.
 		if _, _, err := offload.Parse(in.data); err != nil {
-			return nil, errors.New(offload.LLVMError(err))
+			return nil, nil, errors.New(offload.LLVMError(err))
 		}
 	}
 	units, err := scan.Input(in.name, in.data, scan.Options{ReadFile: func(p string) ([]byte, error) {
 		return readRegular(env.path(p))
 	}})
 	if err != nil {
-		return nil, errors.New(llvmText(err))
+		return nil, nil, errors.New(llvmText(err))
 	}
-	var bins []*offload.Binary
+	bufID = map[*offload.Binary]string{}
 	for _, u := range units {
+		for _, b := range u.Images {
+			bufID[b] = in.name
+			if u.Member != "" {
+				bufID[b] = u.Member
+			}
+		}
 		bins = append(bins, u.Images...)
 	}
-	return bins, nil
+	return bins, bufID, nil
 }
 
 // llvmText maps our error to LLVM's message where the failure is one LLVM
@@ -309,4 +317,18 @@ func readRegular(p string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: not a regular file", p)
 	}
 	return os.ReadFile(p)
+}
+
+// archiveSymbols indexes archive members the way LLVM's archive writer does:
+// ELF and COFF objects through their symbol tables, LLVM bitcode through
+// its irsymtab (or the module itself).
+func archiveSymbols(data []byte) ([]string, bool, error) {
+	if format.Identify(data) != format.KindBitcode {
+		return ar.ObjectSymbols(data)
+	}
+	names, err := bitcode.ArchiveSymbols(data)
+	if err != nil {
+		return nil, false, err
+	}
+	return names, true, nil
 }

@@ -1,0 +1,67 @@
+package ar
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func FuzzParse(f *testing.F) {
+	for _, n := range []string{"gnu.a", "bsd.a", "darwin.a", "thin.a", "plain-gnu.a", "coff.a", "offload-archive.a"} {
+		b, err := os.ReadFile(filepath.Join("testdata", n))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte("!<arch>\n"))
+	for _, n := range []string{"hello.o", "hello.obj"} {
+		b, err := os.ReadFile(filepath.Join("testdata", n))
+		if err != nil {
+			f.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := WriteGNU(&buf, []WriteMember{{Name: n, Data: b}}); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(buf.Bytes())
+	}
+	f.Add([]byte("!<arch>\n#1/4            0           0     0     644     8         `\nname1234"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		a, err := Parse(in)
+		if err != nil {
+			if a != nil {
+				t.Fatalf("error %v with non-nil result", err)
+			}
+			return
+		}
+		for _, m := range a.Members {
+			if m.Data != nil && !bytes.Equal(m.Data, in[m.Offset:m.Offset+m.Size]) {
+				t.Fatalf("member %q data does not match offset/size", m.Name)
+			}
+		}
+		// What parsed re-writes and re-parses to the same members.
+		if a.Thin {
+			return
+		}
+		var w []WriteMember
+		for _, m := range a.Members {
+			if m.Name == "" || bytes.ContainsAny([]byte(m.Name), "\n") {
+				return
+			}
+			w = append(w, WriteMember{m.Name, m.Data})
+		}
+		var buf bytes.Buffer
+		if err := WriteGNU(&buf, w); err != nil {
+			return // a member that looks like a malformed ELF/COFF object
+		}
+		b, err := Parse(buf.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b.Members) != len(w) {
+			t.Fatalf("round trip: %d members, want %d", len(b.Members), len(w))
+		}
+	})
+}

@@ -1,0 +1,13 @@
+#pragma once
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __host__ __attribute__((host))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+typedef struct { unsigned x, y, z; } dim3_t;
+struct dim3 { unsigned x, y, z; __host__ __device__ dim3(unsigned x = 1, unsigned y = 1, unsigned z = 1) : x(x), y(y), z(z) {} };
+typedef struct ihipStream_t *hipStream_t;
+typedef int hipError_t;
+extern "C" hipError_t hipLaunchKernel(const void *f, dim3 g, dim3 b, void **args, unsigned long shm, hipStream_t s);
+extern "C" unsigned __hipPushCallConfiguration(dim3 g, dim3 b, unsigned long shm = 0, hipStream_t s = 0);
+extern "C" hipError_t __hipPopCallConfiguration(dim3 *g, dim3 *b, unsigned long *shm, hipStream_t *s);
