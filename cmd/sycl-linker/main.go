@@ -1,0 +1,8 @@
+// Command sycl-linker is offload-kit's clang-sycl-linker: it links SYCL
+// device bitcode, splits it (per kernel, per source, by optional features),
+// writes property sets, symbol tables and tables, and generates SPIR-V.
+package main
+
+import "os"
+
+func main() { os.Exit(runMain(os.Args[1:], os.Getenv("PATH"), os.Stdout, os.Stderr)) }

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/offload-kit/offload-kit/internal/cli"
+	"github.com/offload-kit/offload-kit/internal/driver/sycllink"
+	"github.com/offload-kit/offload-kit/split"
+)
+
+func parse(t *testing.T, args ...string) (*sycllink.Options, string, error) {
+	t.Helper()
+	var got *sycllink.Options
+	var out, errb bytes.Buffer
+	root := newRootCmd(&sycllink.Env{Stdout: &out, Stderr: &errb}, func(o *sycllink.Options) error { got = o; return nil })
+	root.SetOut(&out)
+	root.SetArgs(args)
+	err := root.Execute()
+	return got, out.String(), err
+}
+
+func TestFlags(t *testing.T) {
+	o, _, err := parse(t, "--triple=spirv64", "--arch=intel_gpu_pvc", "-o", "out.bin", "--device-libs=a.bc,b.bc",
+		"--library-path=/lib", "-v", "--module-split-mode=source", "-j4", "x.bc", "y.a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Triple != "spirv64" || o.Arch != "intel_gpu_pvc" || o.Output != "out.bin" || o.Jobs != 4 ||
+		!o.Verbose || o.SplitMode != split.ModeSource || len(o.DeviceLibs) != 2 || strings.Join(o.Inputs, " ") != "x.bc y.a" {
+		t.Errorf("options: %+v", o)
+	}
+	o, _, err = parse(t, "--output-file", "o2", "--triple=spirv64", "in.bc")
+	if err != nil || o.Output != "o2" {
+		t.Errorf("--output-file: %v %+v", err, o)
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	o, out, err := parse(t, "--help")
+	if err != nil || o != nil || !strings.Contains(out, "--module-split-mode=none|kernel|source|auto") || !strings.Contains(out, "--ir-output-only") {
+		t.Errorf("help: %v %q", err, out)
+	}
+	_, out, _ = parse(t, "--version")
+	if !strings.Contains(out, "clang-sycl-linker 22.1.8") {
+		t.Errorf("version: %q", out)
+	}
+}
+
+func TestErrorsExit1(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := runMain([]string{"--bogus"}, "", &out, &errb)
+	if code != 1 || errb.String() != "sycl-linker: error: unknown argument '--bogus'\n" {
+		t.Errorf("code %d, stderr %q", code, errb.String())
+	}
+	errb.Reset()
+	code = runMain([]string{"-o", "x", "in.bc"}, "", &out, &errb)
+	if code != 1 || errb.String() != "sycl-linker: error: Target triple must be specified\n" {
+		t.Errorf("code %d, stderr %q", code, errb.String())
+	}
+	_, _, err := parse(t, "--spec-const=bad")
+	var fe *cli.FlagError
+	if err == nil || !asFlag(err, &fe) {
+		t.Errorf("want FlagError, got %v", err)
+	}
+}
+
+func asFlag(err error, fe **cli.FlagError) bool {
+	f, ok := err.(*cli.FlagError)
+	*fe = f
+	return ok
+}

@@ -1,0 +1,624 @@
+package sycllink
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/offload-kit/offload-kit/elfembed"
+	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/internal/mmapfile"
+	"github.com/offload-kit/offload-kit/internal/run"
+	"github.com/offload-kit/offload-kit/internal/workdir"
+	"github.com/offload-kit/offload-kit/split"
+)
+
+// Env is what the driver may touch outside its options.
+type Env struct {
+	Stdout, Stderr io.Writer
+	// Runner runs the LLVM tools (llvm-link, llvm-dis, llvm-as, llc,
+	// spirv-val) and the AOT compilers (ocloc, opencl-aot).
+	Runner run.Runner
+	// ToolDirs are searched for tools before the PATH-style PathList.
+	ToolDirs []string
+	PathList string
+	// TempRoot is the parent of the private temporary directory.
+	TempRoot string
+	// CPUs is the default for -j (runtime.NumCPU when 0).
+	CPUs int
+}
+
+// ImageKind of the images written: SPIR-V images are IMG_SPIRV (6), as
+// LLVM main writes (22.1.8 writes 0); AOT output is IMG_None (0): there is
+// no kind for native device binaries.
+const (
+	SPIRVImageKind = format.ImgSPIRV
+	AOTImageKind   = format.ImgNone
+)
+
+// Error is a failure tied to a file (an input, a tool, an output).
+type Error struct {
+	File string
+	Err  error
+}
+
+func (e *Error) Error() string {
+	if e.File == "" {
+		return e.Err.Error()
+	}
+	return e.File + ": " + e.Err.Error()
+}
+func (e *Error) Unwrap() error { return e.Err }
+
+func fileErr(file string, format string, args ...any) error {
+	return &Error{File: file, Err: fmt.Errorf(format, args...)}
+}
+
+type driver struct {
+	o      *Options
+	env    *Env
+	work   *workdir.Dir
+	tools  run.Runner // LLVM tools: printed with -v
+	aot    run.Runner // AOT tools: printed with -v or --dry-run, skipped by --dry-run
+	stage  *stager    // --ir-output-only outputs, committed together
+	warnMu sync.Mutex
+	from   map[string]string // extracted bitcode → stable origin name
+}
+
+// Run performs the device link described by o.
+func Run(ctx context.Context, o *Options, env *Env) error {
+	if o.Output == "" {
+		return errors.New("Output file must be specified")
+	}
+	if o.Triple == "" {
+		return errors.New("Target triple must be specified")
+	}
+	if len(o.Inputs) == 0 && len(o.Libraries) == 0 {
+		return errors.New("no input files")
+	}
+	d := &driver{o: o, env: env, from: map[string]string{}}
+	d.tools, d.aot = env.Runner, env.Runner
+	if o.Verbose {
+		d.tools = &run.Printer{Runner: env.Runner, W: env.Stderr}
+	}
+	if o.Verbose || o.DryRun {
+		d.aot = &run.Printer{Runner: env.Runner, W: env.Stderr, DryRun: o.DryRun}
+	}
+	d.work = workdir.New(workdir.Options{SaveTemps: o.SaveTemps, KeepDir: filepath.Dir(o.Output), TempRoot: env.TempRoot})
+	defer d.work.Close()
+	return d.run(ctx)
+}
+
+func (d *driver) tool(name string) (string, error) {
+	if p, ok := run.FindProgram(name, d.env.ToolDirs, d.env.PathList); ok {
+		return p, nil
+	}
+	where := "PATH"
+	if len(d.env.ToolDirs) > 0 {
+		where = strings.Join(d.env.ToolDirs, ", ") + " and PATH"
+	}
+	return "", fileErr(name, "tool not found (searched %s)", where)
+}
+
+func (d *driver) exec(ctx context.Context, r run.Runner, stdout io.Writer, name string, args ...string) error {
+	p, err := d.tool(name)
+	if err != nil {
+		if r != d.aot || !d.o.DryRun {
+			return err
+		}
+		p = name // --dry-run only prints AOT commands
+	}
+	c := &run.Cmd{Path: p, Args: append([]string{p}, args...), Stdout: stdout}
+	if err := r.Run(ctx, c); err != nil {
+		var re *run.Error
+		if errors.As(err, &re) && len(re.Stderr) > 0 {
+			return fileErr(name, "%s", firstLines(re.Stderr, 6))
+		}
+		return fileErr(name, "%v", err)
+	}
+	return nil
+}
+
+func firstLines(b []byte, n int) string {
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = append(lines[:n], "…")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// input accepts LLVM bitcode and archives (of bitcode) as they are, and
+// host objects (ELF, COFF) whose .llvm.offloading sections hold SYCL or
+// bitcode images for the triple: those images are extracted to the work
+// directory and linked instead.
+func (d *driver) input(name string) ([]string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fileErr(name, "%v", errors.Unwrap(err))
+	}
+	head := make([]byte, 64)
+	n, _ := io.ReadFull(f, head)
+	f.Close()
+	switch format.Identify(head[:n]) {
+	case format.KindBitcode, format.KindArchive:
+		return []string{name}, nil
+	case format.KindELF, format.KindCOFF:
+		return d.extractBitcode(name)
+	}
+	return nil, fileErr(name, "Unsupported file type")
+}
+
+func (d *driver) extractBitcode(name string) ([]string, error) {
+	buf, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fileErr(name, "%v", errors.Unwrap(err))
+	}
+	obj, err := elfembed.Parse(buf)
+	if err != nil {
+		return nil, fileErr(name, "%v", err)
+	}
+	var out []string
+	for _, sec := range obj.OffloadSections() {
+		bins, err := offload.ParseAll(sec.Data, offload.ReadOptions{Align8: true})
+		if err != nil {
+			return nil, fileErr(name, "section %s: %v", sec.Name, err)
+		}
+		for _, b := range bins {
+			if b.Triple() != d.o.Triple || !format.IsBitcode(b.Image) {
+				continue
+			}
+			stem := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+			p, err := d.work.Name(fmt.Sprintf("%s-%s-%d", stem, d.o.Triple, len(out)), "bc")
+			if err != nil {
+				return nil, err
+			}
+			if err := os.WriteFile(p, b.Image, 0o644); err != nil {
+				return nil, err
+			}
+			out = append(out, p)
+			d.from[p] = fmt.Sprintf("%s#%d", filepath.Base(name), len(out)-1)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fileErr(name, "no bitcode image for triple %s in the object's offloading sections", d.o.Triple)
+	}
+	return out, nil
+}
+
+func (d *driver) resolveLib(name string) (string, error) {
+	for _, dir := range d.o.LibraryPaths {
+		for _, f := range []string{"lib" + name + ".a", "lib" + name + ".bc"} {
+			p := filepath.Join(dir, f)
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+				return p, nil
+			}
+		}
+	}
+	return "", fileErr("-l"+name, "library not found (searched lib%s.a and lib%s.bc in %d library paths)", name, name, len(d.o.LibraryPaths))
+}
+
+func (d *driver) resolveDeviceLib(name string) (string, error) {
+	if filepath.IsAbs(name) {
+		if _, err := os.Stat(name); err == nil {
+			return name, nil
+		}
+	}
+	for _, dir := range d.o.LibraryPaths {
+		p := filepath.Join(dir, name)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("'%s' SYCL device library file is not found.", name)
+}
+
+func (d *driver) stem() string {
+	b := filepath.Base(d.o.Output)
+	return strings.TrimSuffix(b, filepath.Ext(b))
+}
+
+func (d *driver) run(ctx context.Context) error {
+	o := d.o
+	var inputs []string
+	for _, in := range o.Inputs {
+		files, err := d.input(in)
+		if err != nil {
+			return err
+		}
+		inputs = append(inputs, files...)
+	}
+	for _, l := range o.Libraries {
+		p, err := d.resolveLib(l)
+		if err != nil {
+			return err
+		}
+		inputs = append(inputs, p)
+	}
+	var libs []string
+	if o.DeviceLibsGiven && len(o.DeviceLibs) == 0 {
+		return errors.New("Number of device library files cannot be zero.")
+	}
+	for _, l := range o.DeviceLibs {
+		p, err := d.resolveDeviceLib(l)
+		if err != nil {
+			return err
+		}
+		libs = append(libs, p)
+	}
+	// 1. link (a single bitcode file needs no linking)
+	linked := ""
+	if len(inputs) == 1 && isBitcodeFile(inputs[0]) {
+		linked = inputs[0]
+	} else {
+		var err error
+		if linked, err = d.work.Name(d.stem()+"-linked", "bc"); err != nil {
+			return err
+		}
+		if err := d.exec(ctx, d.tools, nil, "llvm-link", append(append([]string{}, inputs...), "-o", linked)...); err != nil {
+			return err
+		}
+	}
+	if len(libs) > 0 {
+		withLibs, err := d.work.Name(d.stem()+"-linked-libs", "bc")
+		if err != nil {
+			return err
+		}
+		if err := d.exec(ctx, d.tools, nil, "llvm-link", append([]string{"--only-needed", linked}, append(libs, "-o", withLibs)...)...); err != nil {
+			return err
+		}
+		linked = withLibs
+	}
+	if o.Verbose {
+		fmt.Fprintf(d.env.Stderr, "sycl-device-link: inputs: %s libfiles: %s output: %s\n",
+			strings.Join(inputs, ", "), strings.Join(libs, ", "), linked)
+	}
+	// 2. model
+	// the text goes to a file that is mapped, not to a growing buffer
+	llName, err := d.work.Name(d.stem()+"-linked", "ll")
+	if err != nil {
+		return err
+	}
+	if err := d.exec(ctx, d.tools, nil, "llvm-dis", linked, "-o", llName); err != nil {
+		return err
+	}
+	text, err := mmapfile.Open(llName)
+	if err != nil {
+		return fileErr(llName, "%v", err)
+	}
+	defer text.Close()
+	if o.PrintLinked {
+		if _, err := d.env.Stdout.Write(text.Data); err != nil {
+			return err
+		}
+	}
+	// parse errors name the inputs and the line of the llvm-dis text
+	// (kept under --save-temps)
+	modName := strings.Join(o.Inputs, ",") + " (llvm-dis)"
+	if o.SaveTemps {
+		modName = llName
+	}
+	m, err := split.Parse(modName, text.Data)
+	if err != nil {
+		return err
+	}
+	origin, err := d.origins(ctx, inputs)
+	if err != nil {
+		return err
+	}
+	sopts := split.Options{Mode: o.SplitMode, KernelsOnly: o.KernelsOnly, Origin: origin}
+	parts := m.Split(sopts)
+	if o.IROutputOnly {
+		d.stage = &stager{}
+		defer d.stage.abort() // no-op after commit
+	}
+	results, err := d.emitParts(ctx, m, parts)
+	if err != nil {
+		return err
+	}
+	if o.IROutputOnly {
+		return d.writeIROutputs(results)
+	}
+	return d.writeBinary(results)
+}
+
+// origins maps each defined function to the input file it came from, the
+// per-source key of last resort. With one input every function maps to it;
+// with several, llvm-nm lists each input's defined symbols.
+func (d *driver) origins(ctx context.Context, inputs []string) (func(string) string, error) {
+	o := d.o
+	if o.SplitMode != split.ModeSource && o.SplitMode != split.ModeAuto {
+		return nil, nil
+	}
+	originOf := func(p string) string {
+		if f, ok := d.from[p]; ok {
+			return f
+		}
+		return filepath.Base(p)
+	}
+	if len(inputs) == 1 {
+		base := originOf(inputs[0])
+		return func(string) string { return base }, nil
+	}
+	table := map[string]string{}
+	for _, in := range inputs {
+		var out bytes.Buffer
+		if err := d.exec(ctx, d.tools, &out, "llvm-nm", "--defined-only", "--format=just-symbols", in); err != nil {
+			return nil, err
+		}
+		for _, s := range strings.Split(out.String(), "\n") {
+			s = strings.TrimSpace(s)
+			if s != "" && !strings.HasSuffix(s, ":") {
+				if _, dup := table[s]; !dup {
+					table[s] = originOf(in)
+				}
+			}
+		}
+	}
+	return func(n string) string { return table[n] }, nil
+}
+
+// partResult is one part after post-link (and code generation).
+type partResult struct {
+	ir      []byte
+	code    string // --ir-output-only: final name of the module file
+	props   split.PropSets
+	symbols string   // .sym text
+	kernels []string // kernel entry points, for the OffloadBinary
+	image   []byte
+	kind    format.ImageKind
+}
+
+func (d *driver) jobs() int {
+	if d.o.Jobs > 0 {
+		return d.o.Jobs
+	}
+	n := d.env.CPUs
+	if n <= 0 {
+		n = runtime.NumCPU()
+	}
+	if d.o.IROutputOnly {
+		// the work is mostly writing files, which waits on the file system
+		n = min(4*n, 32)
+	}
+	return n
+}
+
+// emitParts builds every part in parallel (bounded by -j); results keep
+// part order. The first error (in part order) wins.
+func (d *driver) emitParts(ctx context.Context, m *split.Module, parts []split.Part) ([]*partResult, error) {
+	res := make([]*partResult, len(parts))
+	errs := make([]error, len(parts))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for w := 0; w < min(d.jobs(), len(parts)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := m.NewExtractor(split.ClosureOptions{})
+			var scratch []byte // reused: each part's text is written out and dropped
+			for i := range next {
+				r, err := d.emitPart(ctx, m, x, &parts[i], i, &scratch)
+				res[i], errs[i] = r, err
+				if err != nil {
+					cancel()
+				}
+			}
+		}()
+	}
+feed:
+	for i := range parts {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	// the first error in part order that is not an artefact of cancelling
+	var first error
+	for _, err := range errs {
+		if err != nil && first == nil {
+			first = err
+		}
+		if err != nil && !errors.Is(err, context.Canceled) && !strings.Contains(err.Error(), "signal: killed") {
+			return nil, err
+		}
+	}
+	if first != nil {
+		return nil, first
+	}
+	for _, r := range res {
+		if r == nil {
+			return nil, ctx.Err()
+		}
+	}
+	return res, nil
+}
+
+func (d *driver) emitPart(ctx context.Context, m *split.Module, x *split.Extractor, p *split.Part, i int, scratch *[]byte) (*partResult, error) {
+	ir, cl := x.Emit((*scratch)[:0], p)
+	*scratch = ir
+	var sc *split.SpecConstInfo
+	if mode := specMode(d.o.SpecConst); mode != 0 {
+		out, info, err := m.LowerSpecConsts(ir, mode)
+		if err != nil {
+			return nil, &Error{File: fmt.Sprintf("%s (part %d)", m.File, i), Err: fmt.Errorf("specialization constants: %w", err)}
+		}
+		ir, sc = out, info
+	}
+	if u := m.Undefined(cl); len(u) > 0 {
+		d.warnf("undefined function%s %s found in part %d; this may result in runtime errors", plural(len(u)), strings.Join(u, ", "), i)
+	}
+	r := &partResult{ir: ir}
+	r.props = m.Properties(p, cl, split.PropOptions{ProgramMetadata: d.o.ProgramMetadata, ExportedSymbols: d.o.ExportedSymbols, SpecConsts: sc})
+	r.symbols = m.SymbolTable(p)
+	for _, e := range p.Entries {
+		if m.Globals[e].IsKernel() {
+			r.kernels = append(r.kernels, m.Globals[e].Name())
+		}
+	}
+	if d.o.IROutputOnly {
+		// write the module now, so parts are not all held in memory
+		return r, d.stageCode(ctx, r, i)
+	}
+	stem := fmt.Sprintf("%s_%d", d.stem(), i)
+	llName, err := d.work.Name(stem, "ll")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(llName, ir, 0o644); err != nil {
+		return nil, err
+	}
+	r.ir = nil
+	spv, err := d.work.Name(stem, "spv")
+	if err != nil {
+		return nil, err
+	}
+	if d.o.Verbose {
+		fmt.Fprintf(d.env.Stderr, "SPIR-V Backend: input: %s, output: %s\n", llName, spv)
+	}
+	llc := []string{"-mtriple=" + d.o.Triple, "-filetype=obj"}
+	if !strings.HasPrefix(d.o.Triple, "spir") && d.o.Arch != "" {
+		llc = append(llc, "-mcpu="+d.o.Arch)
+	}
+	if d.o.SPIRVExt != "" {
+		llc = append(llc, "--spirv-ext="+d.o.SPIRVExt)
+	}
+	if err := d.exec(ctx, d.tools, nil, "llc", append(llc, llName, "-o", spv)...); err != nil {
+		return nil, err
+	}
+	if d.o.SPIRVVal {
+		if err := d.exec(ctx, d.tools, nil, "spirv-val", spv); err != nil {
+			return nil, err
+		}
+	}
+	if d.o.SPIRVDumpDir != "" {
+		b, err := os.ReadFile(spv)
+		if err != nil {
+			return nil, err
+		}
+		if err := workdir.WriteFile(filepath.Join(d.o.SPIRVDumpDir, stem+".spv"), b, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	img, kind := spv, SPIRVImageKind
+	if !strings.HasPrefix(d.o.Triple, "spir") {
+		kind = format.ImgObject // llc -filetype=obj for another target (e.g. amdgcn)
+	}
+	if aot := d.aotCommand(stem, spv); aot != nil {
+		out := aot.out
+		if err := d.exec(ctx, d.aot, nil, aot.tool, aot.args...); err != nil {
+			if !d.o.DryRun {
+				return nil, err
+			}
+		}
+		if !d.o.DryRun {
+			img, kind = out, AOTImageKind
+		}
+	}
+	b, err := os.ReadFile(img)
+	if err != nil {
+		return nil, fileErr(img, "%v", errors.Unwrap(err))
+	}
+	r.image, r.kind = b, kind
+	return r, nil
+}
+
+type aotCmd struct {
+	tool string
+	args []string
+	out  string
+}
+
+// aotCommand returns the AOT step for Intel offload architectures
+// (intel_gpu_<device> → ocloc, intel_cpu* → opencl-aot), nil otherwise.
+func (d *driver) aotCommand(stem, spv string) *aotCmd {
+	arch := d.o.Arch
+	out := strings.TrimSuffix(spv, ".spv") + ".out"
+	switch {
+	case strings.HasPrefix(arch, "intel_gpu_"):
+		args := []string{"-output_no_suffix", "-spirv_input", "-device", strings.TrimPrefix(arch, "intel_gpu_")}
+		args = append(args, strings.Fields(d.o.OclocOptions)...)
+		return &aotCmd{"ocloc", append(args, "-output", out, "-file", spv), out}
+	case arch == "intel_cpu" || strings.HasPrefix(arch, "intel_cpu_"):
+		args := []string{"--device=cpu"}
+		args = append(args, strings.Fields(d.o.OpenCLAOTOpts)...)
+		return &aotCmd{"opencl-aot", append(args, "-o", out, spv), out}
+	}
+	return nil
+}
+
+// writeBinary writes one OffloadBinary per image, concatenated.
+func (d *driver) writeBinary(res []*partResult) error {
+	var out []byte
+	for _, r := range res {
+		var props bytes.Buffer
+		if err := r.props.WriteText(&props); err != nil {
+			return err
+		}
+		img := &offload.Image{
+			ImageKind:   r.kind,
+			OffloadKind: format.OfkSYCL,
+			Strings: []offload.KV{
+				{Key: "triple", Value: d.o.Triple},
+				{Key: "arch", Value: d.o.Arch},
+				{Key: "symbols", Value: strings.Join(r.kernels, "\n")},
+				{Key: "properties", Value: props.String()},
+			},
+			Image: r.image,
+		}
+		out = offload.AppendBinary(out, img)
+	}
+	if err := workdir.WriteFile(d.o.Output, out, 0o644); err != nil {
+		return fileErr(d.o.Output, "%v", err)
+	}
+	return nil
+}
+
+func specMode(m SpecConstMode) split.SpecMode {
+	switch m {
+	case SpecConstNative:
+		return split.SpecNative
+	case SpecConstEmulation:
+		return split.SpecEmulation
+	case SpecConstDefault:
+		return split.SpecDefault
+	}
+	return 0
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// warnf prints "sycl-linker: warning: ..." to stderr.
+func (d *driver) warnf(format string, args ...any) {
+	d.warnMu.Lock()
+	defer d.warnMu.Unlock()
+	fmt.Fprintf(d.env.Stderr, "sycl-linker: warning: "+format+"\n", args...)
+}
+
+func isBitcodeFile(name string) bool {
+	f, err := os.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 4)
+	n, _ := io.ReadFull(f, head)
+	return format.IsBitcode(head[:n])
+}

@@ -1,0 +1,331 @@
+package split
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Mode is the device-code split mode.
+type Mode int
+
+const (
+	// ModeNone keeps one module holding every entry point (cleanup only).
+	ModeNone Mode = iota
+	// ModeKernel gives every entry point its own module.
+	ModeKernel
+	// ModeSource groups entry points by translation unit and optional
+	// features (spec §2.3).
+	ModeSource
+	// ModeAuto is ModeSource: per-source splitting is always safe.
+	ModeAuto
+)
+
+func (m Mode) String() string {
+	switch m {
+	case ModeNone:
+		return "none"
+	case ModeKernel:
+		return "kernel"
+	case ModeSource:
+		return "source"
+	case ModeAuto:
+		return "auto"
+	}
+	return "Mode(" + strconv.Itoa(int(m)) + ")"
+}
+
+// ParseMode maps none|kernel|source|auto (and intel's per_kernel,
+// per_source, off) to a Mode.
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "none", "off":
+		return ModeNone, nil
+	case "kernel", "per_kernel":
+		return ModeKernel, nil
+	case "source", "per_source":
+		return ModeSource, nil
+	case "auto":
+		return ModeAuto, nil
+	}
+	return 0, fmt.Errorf("unknown split mode %q (want none, kernel, source or auto)", s)
+}
+
+// Options control Split.
+type Options struct {
+	Mode Mode
+	// KernelsOnly makes only kernels (and "indirectly-callable" functions)
+	// entry points; by default SYCL_EXTERNAL functions are entry points too.
+	KernelsOnly bool
+	// Origin names the input file a function came from; it is the
+	// per-source key when neither sycl-module-id nor module-id is present.
+	Origin func(name string) string
+	// Closure options used for feature detection and emission.
+	Closure ClosureOptions
+}
+
+// Part is one output module: its entry points in module order and the
+// grouping key (printable; missing attributes are written as "-", values
+// are quoted, so a missing attribute never equals any value).
+type Part struct {
+	Key     string
+	Entries []int32
+}
+
+var builtinPrefix = regexp.MustCompile(`^_Z[0-9]+`)
+
+// IsEntryPoint reports whether g is an entry point (spec §2.1): a kernel
+// definition, or a SYCL_EXTERNAL function (one with "sycl-module-id",
+// other than __spirv_/__sycl_/__esimd_/__builtin_ builtins) unless
+// kernelsOnly, in which case "indirectly-callable" functions count.
+func (m *Module) IsEntryPoint(g *Global, kernelsOnly bool) bool {
+	if g.Kind != Function || g.Decl {
+		return false
+	}
+	if g.IsKernel() {
+		return true
+	}
+	if kernelsOnly {
+		_, ok := m.Attr(g, "indirectly-callable")
+		return ok
+	}
+	if _, ok := m.Attr(g, "sycl-module-id"); !ok {
+		return false
+	}
+	n := g.Name()
+	if strings.HasPrefix(n, "__builtin_") {
+		return false
+	}
+	n = builtinPrefix.ReplaceAllString(n, "")
+	return !strings.HasPrefix(n, "__spirv_") && !strings.HasPrefix(n, "__sycl_") && !strings.HasPrefix(n, "__esimd_")
+}
+
+// EntryPoints lists the entry points in module order.
+func (m *Module) EntryPoints(kernelsOnly bool) []int32 {
+	var out []int32
+	for i := range m.Globals {
+		if m.IsEntryPoint(&m.Globals[i], kernelsOnly) {
+			out = append(out, int32(i))
+		}
+	}
+	return out
+}
+
+// Split partitions the entry points. Parts come in descending key order
+// (intel's order: output _0 has the largest key); within a part entry
+// points keep module order. A module without entry points yields one
+// part without entries. The result is deterministic.
+func (m *Module) Split(opts Options) []Part {
+	entries := m.EntryPoints(opts.KernelsOnly)
+	if len(entries) == 0 {
+		return []Part{{Key: "<GLOBAL>"}}
+	}
+	groups := map[string][]int32{}
+	switch opts.Mode {
+	case ModeNone:
+		return []Part{{Key: "<GLOBAL>", Entries: entries}}
+	case ModeKernel:
+		for _, e := range entries {
+			k := strconv.Quote(m.Globals[e].Name())
+			groups[k] = append(groups[k], e)
+		}
+	default:
+		x := m.NewExtractor(opts.Closure)
+		for _, e := range entries {
+			k := m.sourceKey(e, x.Closure([]int32{e}), opts.Origin)
+			groups[k] = append(groups[k], e)
+		}
+	}
+	keys := make([]string, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(keys)))
+	parts := make([]Part, len(keys))
+	for i, k := range keys {
+		parts[i] = Part{Key: k, Entries: groups[k]}
+	}
+	return parts
+}
+
+func keyAttr(b *strings.Builder, name, v string, ok bool) {
+	b.WriteString(name)
+	b.WriteByte('=')
+	if ok {
+		b.WriteString(strconv.Quote(v))
+	} else {
+		b.WriteByte('-')
+	}
+	b.WriteByte(' ')
+}
+
+func keyInts[T int | int64](b *strings.Builder, name string, v []T) {
+	b.WriteString(name)
+	b.WriteByte('=')
+	if v == nil {
+		b.WriteByte('-')
+	}
+	for i, x := range v {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatInt(int64(x), 10))
+	}
+	b.WriteByte(' ')
+}
+
+// sourceKey builds the per-source category (spec §2.3) with fp64 detected
+// from the IR, and with a missing attribute distinct from every value.
+func (m *Module) sourceKey(e int32, cl *Closure, origin func(string) string) string {
+	g := &m.Globals[e]
+	var b strings.Builder
+	id, ok := m.Attr(g, "sycl-module-id")
+	if !ok {
+		id, ok = m.Attr(g, "module-id")
+	}
+	if !ok && origin != nil {
+		if o := origin(g.Name()); o != "" {
+			id, ok = "file:"+o, true
+		}
+	}
+	keyAttr(&b, "module", id, ok)
+	for _, a := range []string{"indirectly-callable", "sycl-register-alloc-mode", "sycl-grf-size", "sycl-optlevel"} {
+		v, ok := m.Attr(g, a)
+		keyAttr(&b, a, v, ok)
+	}
+	f := m.entryFeatures(e, cl)
+	keyInts(&b, "aspects", f.Aspects)
+	keyInts(&b, "reqd_work_group_size", f.ReqdWorkGroup)
+	keyInts(&b, "work_group_num_dim", f.WorkGroupNumDim)
+	keyInts(&b, "reqd_sub_group_size", f.ReqdSubGroupSize)
+	b.WriteString("joint_matrix=" + strconv.Quote(strings.Join(f.JointMatrix, ",")) + " ")
+	b.WriteString("joint_matrix_mad=" + strconv.Quote(strings.Join(f.JointMatrixMad, ",")))
+	return b.String()
+}
+
+// PartFeatures computes the features of a part from its closure: aspects,
+// fp64 and assert use over every function kept; sizes from its entry
+// points (the first reqd_work_group_size found; dropped if entries
+// disagree).
+func (m *Module) PartFeatures(p *Part, cl *Closure) Features {
+	var f Features
+	if len(p.Entries) == 0 {
+		return f
+	}
+	f = m.entryFeatures(p.Entries[0], cl)
+	for _, e := range p.Entries[1:] {
+		o := m.entryFeatures(e, &Closure{})
+		if !equalInts(o.ReqdWorkGroup, f.ReqdWorkGroup) {
+			if f.ReqdWorkGroup == nil {
+				f.ReqdWorkGroup = o.ReqdWorkGroup
+			} else if o.ReqdWorkGroup != nil {
+				f.ReqdWorkGroup = nil
+			}
+		}
+		if f.ReqdSubGroupSize == nil {
+			f.ReqdSubGroupSize = o.ReqdSubGroupSize
+		}
+		if f.WorkGroupNumDim == nil {
+			f.WorkGroupNumDim = o.WorkGroupNumDim
+		}
+	}
+	return f
+}
+
+func equalInts(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// internalPred reports whether function gi loses its linkage (becomes internal) in a part whose
+// entry points are entries (spec §2.6): entry points, and functions with
+// "indirectly-callable" or "referenced-indirectly".
+func (m *Module) internalPred(isEntry func(int32) bool) func(int32) bool {
+	return func(gi int32) bool {
+		if isEntry(gi) {
+			return false
+		}
+		g := &m.Globals[gi]
+		if _, ok := m.Attr(g, "referenced-indirectly"); ok {
+			return false
+		}
+		if _, ok := m.Attr(g, "indirectly-callable"); ok {
+			return false
+		}
+		return true
+	}
+}
+
+// Emit writes part p: its closure, with every kept function definition
+// other than the part's entry points and indirectly referenced functions
+// internalised. It returns the text and the closure (for properties).
+func (x *Extractor) Emit(dst []byte, p *Part) ([]byte, *Closure) {
+	cl := x.Closure(p.Entries)
+	set := make(map[int32]bool, len(p.Entries))
+	for _, e := range p.Entries {
+		set[e] = true
+	}
+	internal := x.m.internalPred(func(i int32) bool { return set[i] })
+	return x.m.AppendIR(dst, cl, internal), cl
+}
+
+// KeepReachable is the "keep only what kernels reach" operation (for HIP
+// stdpar and similar): it appends a module holding the closure of the
+// global values for which root returns true (every kernel definition when
+// root is nil), dropping everything else. Linkage is left unchanged.
+func (m *Module) KeepReachable(dst []byte, root func(*Global) bool, opts ClosureOptions) []byte {
+	if root == nil {
+		root = func(g *Global) bool { return g.IsKernel() && !g.Decl }
+	}
+	var roots []int32
+	for i := range m.Globals {
+		if root(&m.Globals[i]) {
+			roots = append(roots, int32(i))
+		}
+	}
+	cl := m.NewExtractor(opts).Closure(roots)
+	return m.AppendIR(dst, cl, nil)
+}
+
+// SymbolTable is the .sym text of a part: each entry point's name and a
+// newline, in entry-point order (spec §8.2).
+func (m *Module) SymbolTable(p *Part) string {
+	var b strings.Builder
+	for _, e := range p.Entries {
+		b.WriteString(m.Globals[e].Name())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// Undefined lists the functions a closure declares but nobody defines,
+// leaving out intrinsics and builtins (names that, after a leading
+// _Z<digits>, start with "__"), as intel's checkForCallsToUndefinedFunctions
+// does. They are unresolved device symbols: the image fails at run time.
+func (m *Module) Undefined(cl *Closure) []string {
+	var out []string
+	for _, gi := range cl.Globals {
+		g := &m.Globals[gi]
+		if g.Kind != Function || !g.Decl {
+			continue
+		}
+		n := g.Name()
+		if strings.HasPrefix(n, "llvm.") {
+			continue
+		}
+		if strings.HasPrefix(builtinPrefix.ReplaceAllString(n, ""), "__") {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
+}
