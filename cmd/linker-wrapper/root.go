@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -56,6 +57,9 @@ func newRootCmd(runF runFunc) *cobra.Command {
 			if err != nil {
 				return &cli.FlagError{Err: err}
 			}
+			if err := applyEnv(opts, os.Getenv); err != nil {
+				return &cli.FlagError{Err: err}
+			}
 			switch {
 			case opts.Help || opts.HelpHidden:
 				linkwrap.WriteHelp(cmd.OutOrStdout(), prog, opts.HelpHidden)
@@ -91,6 +95,32 @@ func newRootCmd(runF runFunc) *cobra.Command {
 	return cmd
 }
 
+// applyEnv maps the offload-kit environment variables into opts; flags win.
+//
+//	OFFLOAD_KIT_CACHE_DIR        --cache-dir
+//	OFFLOAD_KIT_CACHE_MAX_SIZE   --cache-max-size
+//	OFFLOAD_KIT_CACHE_REMOTE     --cache-remote
+//	OFFLOAD_KIT_VERBOSE=1        phase summary and cache statistics at exit
+func applyEnv(opts *linkwrap.Options, getenv func(string) string) error {
+	if opts.CacheDir == "" {
+		opts.CacheDir = getenv("OFFLOAD_KIT_CACHE_DIR")
+	}
+	if opts.CacheRemote == "" {
+		opts.CacheRemote = getenv("OFFLOAD_KIT_CACHE_REMOTE")
+	}
+	if v := getenv("OFFLOAD_KIT_CACHE_MAX_SIZE"); v != "" && opts.CacheMaxSize < 0 {
+		n, err := linkwrap.ParseSize(v)
+		if err != nil {
+			return fmt.Errorf("OFFLOAD_KIT_CACHE_MAX_SIZE=%s: %v", v, err)
+		}
+		opts.CacheMaxSize = n
+	}
+	if v := getenv("OFFLOAD_KIT_VERBOSE"); v != "" && v != "0" {
+		opts.Summary = true
+	}
+	return nil
+}
+
 // execute runs cmd with argv (argv[0] included) through cli.Main and
 // returns the exit status: 0, or 1 after printing "<prog>: error: <msg>".
 // A failing child does not pass its exit code through (as in LLVM).
@@ -116,7 +146,30 @@ func explain(w io.Writer, prog string, err error) error {
 		cli.PrintError(w, prog, err)
 		fmt.Fprintf(w, "%s: note: searched --clang-path, $OFFLOAD_KIT_CLANG, the wrapper's directory and PATH\n", prog)
 	default:
+		if strings.ContainsFunc(err.Error(), func(r rune) bool { return r < ' ' || r == 0x7f }) {
+			return &oneLineError{err}
+		}
 		return err
 	}
 	return cli.Reported{Code: 1}
 }
+
+// oneLineError keeps a diagnostic on one line: control characters that
+// came from an input (a triple or member name holding a newline) are
+// printed escaped.
+type oneLineError struct{ err error }
+
+func (e *oneLineError) Error() string {
+	var b strings.Builder
+	for _, r := range e.err.Error() {
+		if r < ' ' || r == 0x7f {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func (e *oneLineError) Unwrap() error { return e.err }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,4 +105,47 @@ func TestMissingToolDiagnostics(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	assert.Equal(t, 1, execute(cmd, []string{"linker-wrapper"}, &stdout, &stderr))
 	assert.Contains(t, stderr.String(), "linker-wrapper: error: unable to find 'clang' in PATH; install clang-22")
+}
+
+func TestCacheFlagsAndEnvironment(t *testing.T) {
+	t.Setenv("OFFLOAD_KIT_CACHE_DIR", "/env/cache")
+	t.Setenv("OFFLOAD_KIT_CACHE_REMOTE", "http://env:8080")
+	t.Setenv("OFFLOAD_KIT_CACHE_MAX_SIZE", "2G")
+	t.Setenv("OFFLOAD_KIT_VERBOSE", "1")
+	o, _, _, stderr, code := capture(t, "linker-wrapper", "--linker-path=/usr/bin/ld", "a.o")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, "/env/cache", o.CacheDir)
+	assert.Equal(t, "http://env:8080", o.CacheRemote)
+	assert.Equal(t, int64(2<<30), o.CacheMaxSize)
+	assert.True(t, o.Summary && !o.Verbose, "OFFLOAD_KIT_VERBOSE prints the summary, not every command")
+
+	// Flags win over the environment.
+	o, _, _, stderr, code = capture(t, "linker-wrapper", "--linker-path=/usr/bin/ld", "--cache-dir=/flag",
+		"--cache-max-size=512M", "--cache-remote=https://flag", "--no-cache", "a.o")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, "/flag", o.CacheDir)
+	assert.Equal(t, "https://flag", o.CacheRemote)
+	assert.Equal(t, int64(512<<20), o.CacheMaxSize)
+	assert.True(t, o.NoCache)
+	for _, a := range o.Args {
+		assert.True(t, !a.IsInput() || a.Value() == "a.o", "wrapper-only flags are not forwarded")
+	}
+
+	t.Setenv("OFFLOAD_KIT_CACHE_MAX_SIZE", "lots")
+	_, _, _, stderr, code = capture(t, "linker-wrapper", "--linker-path=/usr/bin/ld", "a.o")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "OFFLOAD_KIT_CACHE_MAX_SIZE=lots")
+	_, _, _, stderr, code = capture(t, "linker-wrapper", "--linker-path=/usr/bin/ld", "--cache-max-size=-1", "a.o")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "--cache-max-size=-1")
+}
+
+func TestErrorsStayOnOneLine(t *testing.T) {
+	cmd := newRootCmd(func(context.Context, *linkwrap.Options, linkwrap.Env) error {
+		return errors.New("in.bin: member a\nb\x1b[2J: bad")
+	})
+	var stdout, stderr bytes.Buffer
+	code := execute(cmd, []string{"linker-wrapper", "--linker-path=/usr/bin/ld", "in.bin"}, &stdout, &stderr)
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "linker-wrapper: error: in.bin: member a\\nb\\x1b[2J: bad\n", stderr.String())
 }

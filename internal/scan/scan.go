@@ -39,17 +39,59 @@ type Options struct {
 	// ReadFile reads thin-archive members (paths relative to the archive's
 	// directory). Nil means thin archives are an error.
 	ReadFile func(name string) ([]byte, error)
+	// MaxInflated, when positive, caps the bytes that compressed (v3)
+	// binaries inflate to over one Input or Images call: all sections,
+	// members and binaries together. Zero leaves each section to
+	// offload.ReadOptions' default.
+	MaxInflated int64
+}
+
+// budget tracks Options.MaxInflated across one call.
+type budget struct{ left int64 }
+
+func newBudget(opt Options) *budget {
+	if opt.MaxInflated <= 0 {
+		return nil
+	}
+	return &budget{left: opt.MaxInflated}
+}
+
+// parseAll is offload.ParseAll under the shared inflation budget.
+func parseAll(buf []byte, ro offload.ReadOptions, b *budget) ([]*offload.Binary, error) {
+	if b == nil {
+		return offload.ParseAll(buf, ro)
+	}
+	ro.MaxInflated = max(b.left, 1)
+	bins, err := offload.ParseAll(buf, ro)
+	if err != nil {
+		return nil, err
+	}
+	// Charge every compressed binary's InflatedSize (header offset 32),
+	// once per binary (its entries share the header).
+	seen := map[int64]bool{}
+	for _, bin := range bins {
+		off := bin.Offset
+		if bin.Version != 3 || seen[off] || off < 0 || off+40 > int64(len(buf)) {
+			continue
+		}
+		seen[off] = true
+		h := buf[off:]
+		infl := int64(uint64(h[32]) | uint64(h[33])<<8 | uint64(h[34])<<16 | uint64(h[35])<<24 |
+			uint64(h[36])<<32 | uint64(h[37])<<40 | uint64(h[38])<<48 | uint64(h[39]&0x7f)<<56)
+		b.left -= infl
+	}
+	return bins, nil
 }
 
 // Input scans one input file whose bytes are data.
 func Input(name string, data []byte, opt Options) ([]Unit, error) {
-	return scanFile(name, "", "", data, opt, 0)
+	return scanFile(name, "", "", data, opt, newBudget(opt), 0)
 }
 
-func scanFile(origin, archive, member string, data []byte, opt Options, depth int) ([]Unit, error) {
+func scanFile(origin, archive, member string, data []byte, opt Options, b *budget, depth int) ([]Unit, error) {
 	k := format.Identify(data)
 	if k != format.KindArchive && k != format.KindThinArchive {
-		imgs, err := Images(data, k, opt)
+		imgs, err := images(data, k, opt, b)
 		if err != nil {
 			return nil, format.WithPath(origin, err)
 		}
@@ -78,7 +120,7 @@ func scanFile(origin, archive, member string, data []byte, opt Options, depth in
 				return nil, format.WithPath(origin, fmt.Errorf("thin archive member %s: %w", m.Name, err))
 			}
 		}
-		sub, err := scanFile(fmt.Sprintf("%s(%s)", origin, m.Name), origin, m.Name, mdata, opt, depth+1)
+		sub, err := scanFile(fmt.Sprintf("%s(%s)", origin, m.Name), origin, m.Name, mdata, opt, b, depth+1)
 		if err != nil {
 			return nil, err
 		}
@@ -99,10 +141,14 @@ func archiveFile(origin string) string {
 
 // Images returns the offload binaries held by one non-archive unit of kind k.
 func Images(data []byte, k format.Kind, opt Options) ([]*offload.Binary, error) {
+	return images(data, k, opt, newBudget(opt))
+}
+
+func images(data []byte, k format.Kind, opt Options, b *budget) ([]*offload.Binary, error) {
 	ro := offload.ReadOptions{Align8: opt.Align8}
 	switch k {
 	case format.KindOffloadBinary:
-		return offload.ParseAll(data, ro)
+		return parseAll(data, ro, b)
 	case format.KindELF, format.KindCOFF:
 		obj, err := elfembed.Parse(data)
 		if err != nil {
@@ -110,7 +156,7 @@ func Images(data []byte, k format.Kind, opt Options) ([]*offload.Binary, error) 
 		}
 		var out []*offload.Binary
 		for _, s := range obj.OffloadSections() {
-			bins, err := offload.ParseAll(s.Data, ro)
+			bins, err := parseAll(s.Data, ro, b)
 			if err != nil {
 				return nil, fmt.Errorf("section %s: %w", s.Name, err)
 			}
@@ -127,7 +173,7 @@ func Images(data []byte, k format.Kind, opt Options) ([]*offload.Binary, error) 
 		}
 		var out []*offload.Binary
 		for _, o := range objs {
-			bins, err := offload.ParseAll(o.Data, ro)
+			bins, err := parseAll(o.Data, ro, b)
 			if err != nil {
 				return nil, fmt.Errorf("global %s: %w", o.Global, err)
 			}

@@ -57,11 +57,11 @@ func (d *driver) bundle(ctx context.Context, images []linkedImage) ([]*bundled, 
 					b.sycl = append(b.sycl, wrap.SYCLImage{Triple: im.key.triple, Symbols: []string{"stub"}})
 					continue
 				}
-				si, err := wrap.SYCLImageFromBinary(im.data)
+				si, err := syclImages(im.data)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", im.path, err)
 				}
-				b.sycl = append(b.sycl, si)
+				b.sycl = append(b.sycl, si...)
 			}
 		default:
 			return nil, fmt.Errorf("%s bundling is not supported", k)

@@ -1,13 +1,11 @@
 package linkwrap
 
 import (
-	"context"
 	"encoding/binary"
 	"path/filepath"
 	"strings"
 
 	"github.com/offload-kit/offload-kit/format"
-	"github.com/offload-kit/offload-kit/internal/run"
 )
 
 const emCUDA = 190
@@ -42,24 +40,25 @@ func nativeCUDA(g *group) bool {
 	return true
 }
 
-// linkCUDANative links an nvptx group without clang: each PTX input is
+// cudaJob links an nvptx group without clang: each PTX input is
 // assembled to a relocatable cubin with "ptxas -c", then all cubins are
 // linked with nvlink into the image. Both tools come from --cuda-path/bin,
 // then PATH.
-func (d *driver) linkCUDANative(ctx context.Context, g *group, img string) error {
+func (d *driver) cudaJob(g *group, img string) (*linkJob, error) {
 	ptxas, err := d.findCUDATool("ptxas")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	nvlink, err := d.findCUDATool("nvlink")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	bits := "-m64"
 	if tripleArch(g.key.triple) == "nvptx" {
 		bits = "-m32"
 	}
 	arch := g.key.arch
+	job := &linkJob{g: g, img: img, trace: "NVPTX linker"}
 	var cubins []string
 	for _, in := range g.inputs {
 		if in.bin.ImageKind != format.ImgPTX {
@@ -69,17 +68,16 @@ func (d *driver) linkCUDANative(ctx context.Context, g *group, img string) error
 		stem := strings.TrimSuffix(filepath.Base(in.path), filepath.Ext(in.path))
 		out, err := d.work.Name(stem, "cubin")
 		if err != nil {
-			return err
+			return nil, err
 		}
-		args := []string{ptxas, bits, "-O3", "--gpu-name", arch, "--output-file", out, in.path, "-c"}
-		if err := d.runner.Run(ctx, &run.Cmd{Args: args, Stdout: d.env.Stderr, Stderr: d.env.Stderr}); err != nil {
-			return err
-		}
+		job.steps = append(job.steps, []string{ptxas, bits, "-O3", "--gpu-name", arch, "--output-file", out, in.path, "-c"})
+		job.temps = append(job.temps, out)
 		cubins = append(cubins, out)
 	}
 	args := []string{nvlink, bits, "-o", img, "-arch", arch}
 	args = append(args, cubins...)
 	args = append(args, d.opt.LinkerArgs...)
 	args = append(args, deviceValues(d.opt.DeviceLinker, g.key.triple)...)
-	return d.runner.Run(ctx, &run.Cmd{Args: args, Stdout: d.env.Stderr, Stderr: d.env.Stderr})
+	job.steps = append(job.steps, args)
+	return job, nil
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/internal/cache"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/workdir"
 )
@@ -67,6 +68,12 @@ type driver struct {
 	trace  *tracer
 	exe    string // output name
 	host   string // host triple
+
+	cache   *cache.Cache // nil: no device-link cache
+	toolMu  sync.Mutex
+	toolIDs map[string]string
+	sum     *summary
+	inflate int64 // bytes of compressed images left to inflate
 }
 
 func (d *driver) getenv(k string) string {
@@ -126,9 +133,18 @@ func Run(ctx context.Context, opt *Options, env Env) (err error) {
 		d.runner = &run.Printer{Runner: d.runner, W: env.Stderr, DryRun: opt.DryRun}
 	}
 	d.trace = newTracer(env.Now, opt.TimeTraceGranularity)
+	d.sum = newSummary(env.Now)
+	d.inflate = d.maxInflated()
+	d.openCache()
+	defer d.cache.Close()
 	end := d.trace.begin("Execute linker wrapper", "")
+	endTotal := d.sum.begin("total", "")
 	err = d.run(ctx)
+	endTotal()
 	end()
+	if opt.Summary {
+		d.sum.print(env.Stderr, env.Prog, d.cache)
+	}
 	if opt.TimeTrace != "" && err == nil {
 		err = workdir.WriteAtomic(opt.TimeTrace, 0o644, d.trace.write)
 	}
@@ -156,7 +172,7 @@ func (d *driver) run(ctx context.Context) error {
 		return err
 	}
 
-	endBundle := d.trace.begin("Bundle linked output", "")
+	endBundle := d.phase("Bundle linked output", "bundle")
 	bundles, err := d.bundle(ctx, images)
 	endBundle()
 	if err != nil {
@@ -166,7 +182,7 @@ func (d *driver) run(ctx context.Context) error {
 		return d.emitFatbin(bundles)
 	}
 
-	endWrap := d.trace.begin("Wrap bundled images", "")
+	endWrap := d.phase("Wrap bundled images", "wrap")
 	wrappers, err := d.wrapAll(bundles)
 	endWrap()
 	if err != nil {
@@ -177,7 +193,7 @@ func (d *driver) run(ctx context.Context) error {
 
 // deviceImages scans the inputs, groups the images and links each group.
 func (d *driver) deviceImages(ctx context.Context) ([]linkedImage, error) {
-	endExtract := d.trace.begin("ExtractDeviceCode", "")
+	endExtract := d.phase("ExtractDeviceCode", "scan")
 	sr, err := d.scanInputs()
 	if err != nil {
 		endExtract()
@@ -191,9 +207,20 @@ func (d *driver) deviceImages(ctx context.Context) ([]linkedImage, error) {
 	}
 	endAll := d.trace.begin("Handle all device input", "")
 	defer endAll()
-	if err := d.extract(gs); err != nil {
+	// Reject unsupported targets before anything is written.
+	for _, g := range gs.order {
+		if err := checkSupported(g); err != nil {
+			return nil, err
+		}
+	}
+	endX := d.sum.begin("extract", "")
+	err = d.extract(gs)
+	endX()
+	if err != nil {
 		return nil, err
 	}
+	endLinks := d.sum.begin("device links", "")
+	defer endLinks()
 	return d.linkGroups(ctx, gs)
 }
 
@@ -289,7 +316,7 @@ func (d *driver) extract(gs *groups) error {
 					ext = "cubin" // nvlink reads .o files as host objects
 				}
 			}
-			name, err := d.work.Name(stem+"-"+in.bin.Triple()+"-"+in.bin.Arch(), ext)
+			name, err := d.work.Name(safeName(stem+"-"+in.bin.Triple()+"-"+in.bin.Arch()), ext)
 			if err != nil {
 				return err
 			}
@@ -300,6 +327,19 @@ func (d *driver) extract(gs *groups) error {
 		}
 	}
 	return nil
+}
+
+// checkSupported is LLVM 22's "<arch> linking is not supported", naming
+// the input files that carried the images (and quoting an odd arch).
+func checkSupported(g *group) error {
+	if supportedDevice(g.key.triple) {
+		return nil
+	}
+	a := tripleArch(g.key.triple)
+	if oddArch(a) {
+		a = strconv.Quote(a)
+	}
+	return fmt.Errorf("%s: %s linking is not supported", groupOrigins(g), a)
 }
 
 // supportedDevice lists the device arches LLVM 22 links.
@@ -393,8 +433,11 @@ func firstErr(errs []error) error {
 func (d *driver) linkGroup(ctx context.Context, g *group) ([]linkedImage, error) {
 	end := d.trace.begin("Link device input", g.key.triple+" "+g.key.arch)
 	defer end()
-	if !supportedDevice(g.key.triple) {
-		return nil, fmt.Errorf("%s linking is not supported", tripleArch(g.key.triple))
+	outcome := ""
+	endSum := d.sum.begin("device link", groupName(g.key))
+	defer func() { endSum(outcome) }()
+	if err := checkSupported(g); err != nil {
+		return nil, err
 	}
 	var kinds []format.OffloadKind
 	seen := map[format.OffloadKind]bool{}
@@ -405,24 +448,26 @@ func (d *driver) linkGroup(ctx context.Context, g *group) ([]linkedImage, error)
 		}
 	}
 	if seen[format.OfkSYCL] && len(kinds) > 1 {
-		return nil, errors.New("Linking images of SYCL offload kind with images of any other kind is not supported")
+		return nil, fmt.Errorf("%s: Linking images of SYCL offload kind with images of any other kind is not supported", groupOrigins(g))
 	}
 	arch := g.key.arch
 	if arch == "generic" {
 		arch = ""
 	}
-	img, err := d.work.Name(filepath.Base(d.exe)+"."+tripleArch(g.key.triple)+"."+arch, "img")
+	img, err := d.work.Name(safeName(filepath.Base(d.exe)+"."+tripleArch(g.key.triple)+"."+arch), "img")
 	if err != nil {
 		return nil, err
 	}
+	var job *linkJob
 	if nativeCUDA(g) {
-		endCUDA := d.trace.begin("NVPTX linker", "")
-		err = d.linkCUDANative(ctx, g, img)
-		endCUDA()
+		job, err = d.cudaJob(g, img)
 	} else {
-		err = d.linkWithClang(ctx, g, seen[format.OfkSYCL], img)
+		job, err = d.deviceJob(g, seen[format.OfkSYCL], img)
 	}
 	if err != nil {
+		return nil, err
+	}
+	if outcome, err = d.runLinkJob(ctx, job, seen[format.OfkSYCL]); err != nil {
 		return nil, err
 	}
 	var data []byte
@@ -439,19 +484,18 @@ func (d *driver) linkGroup(ctx context.Context, g *group) ([]linkedImage, error)
 	return out, nil
 }
 
-func (d *driver) linkWithClang(ctx context.Context, g *group, sycl bool, img string) error {
+// clangJob is a device link through clang (spec §4.1).
+func (d *driver) clangJob(g *group, sycl bool, img string) (*linkJob, error) {
 	var inputs []string
 	for _, in := range g.inputs {
 		inputs = append(inputs, in.path)
 	}
 	clang, err := d.findClang()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	args := d.deviceArgs(clang, g.key, sycl, img, inputs)
-	end := d.trace.begin("Clang", "")
-	defer end()
-	return d.runner.Run(ctx, &run.Cmd{Args: args, Stdout: d.env.Stderr, Stderr: d.env.Stderr})
+	return &linkJob{g: g, img: img, steps: [][]string{args}, trace: "Clang", libs: !isGPU(g.key.triple)}, nil
 }
 
 // findClang locates the device compiler driver.
@@ -509,7 +553,7 @@ func (d *driver) deviceArgs(clang string, k groupKey, sycl bool, img string, inp
 		arch = ""
 	}
 	args := []string{clang, "--no-default-config", "-o", img,
-		"-dumpdir", d.exe + "." + tripleArch(triple) + "." + arch + ".img.", "--target=" + triple}
+		"-dumpdir", d.exe + "." + sanitize(tripleArch(triple)) + "." + sanitize(arch) + ".img.", "--target=" + triple}
 	if arch != "" {
 		if isAMDGPU(triple) {
 			args = append(args, "-mcpu="+arch)

@@ -30,7 +30,7 @@ func (d *driver) hostLinkArgs(wrappers []string) []string {
 }
 
 func (d *driver) hostLink(ctx context.Context, wrappers []string) error {
-	end := d.trace.begin("Execute host linker", "")
+	end := d.phase("Execute host linker", "host link")
 	err := d.runner.Run(ctx, &run.Cmd{Args: d.hostLinkArgs(wrappers), Stdout: d.env.Stdout, Stderr: d.env.Stderr})
 	end()
 	if err != nil {

@@ -8,12 +8,14 @@ package linkwrap
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/offload-kit/offload-kit/elfembed"
 	"github.com/offload-kit/offload-kit/format"
@@ -113,6 +115,79 @@ func (s *scanResult) close() {
 	}
 }
 
+// readMember reads a thin archive's member: only regular files, mapped
+// (never read whole), so a member naming /dev/zero or a FIFO cannot make
+// the wrapper allocate without bound or block.
+func (s *scanResult) readMember(name string) ([]byte, error) {
+	st, err := os.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", fileType(st.Mode()))
+	}
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file")
+	}
+	m, err := mmapfile.FromFile(f, name)
+	if err != nil {
+		return nil, err
+	}
+	s.files = append(s.files, m)
+	return m.Data, nil
+}
+
+func fileType(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "mode " + m.String()
+}
+
+// inflatedBytes is what the compressed (v3) binaries among units inflated
+// to: InflatedSize, read from each binary's header once.
+func inflatedBytes(units []scan.Unit) int64 {
+	var n int64
+	for _, u := range units {
+		seen := map[int64]bool{}
+		for _, b := range u.Images {
+			off := b.Offset
+			if b.Version != 3 || off < 0 || seen[off] || off+40 > int64(len(u.Data)) {
+				continue
+			}
+			seen[off] = true
+			n += int64(binary.LittleEndian.Uint64(u.Data[off+32:]) &^ (1 << 63))
+		}
+	}
+	return n
+}
+
+// DefaultMaxInflated is the default --wrapper-max-inflated: the bytes that
+// compressed (v3) offload images may inflate to in memory, all inputs
+// together.
+const DefaultMaxInflated = 512 << 20
+
+func (d *driver) maxInflated() int64 {
+	if d.opt.MaxInflated > 0 {
+		return d.opt.MaxInflated
+	}
+	return DefaultMaxInflated
+}
+
 // isSharedObject reports an ELF ET_DYN file.
 func isSharedObject(data []byte) bool {
 	if format.Identify(data) != format.KindELF || len(data) < 18 {
@@ -156,7 +231,9 @@ func (d *driver) scanInputs() (*scanResult, error) {
 			continue
 		}
 		st, err := os.Stat(name)
-		if err != nil || st.IsDir() {
+		if err != nil || !st.Mode().IsRegular() {
+			// Directories, devices, pipes and sockets are left to the
+			// host linker: reading them could block or never end.
 			continue
 		}
 		f, err := mmapfile.Open(name)
@@ -172,10 +249,17 @@ func (d *driver) scanInputs() (*scanResult, error) {
 		}
 		k := format.Identify(f.Data)
 		isArchive := k == format.KindArchive || k == format.KindThinArchive
-		units, err := scan.Input(name, f.Data, scan.Options{ReadFile: os.ReadFile})
-		if err != nil {
-			return nil, fmt.Errorf("while extracting offloading files: %w", err)
+		if d.inflate <= 0 {
+			d.inflate = 1 // the budget is spent: any compressed image is over it
 		}
+		units, err := scan.Input(name, f.Data, scan.Options{ReadFile: res.readMember, MaxInflated: d.inflate})
+		if err != nil {
+			if errors.Is(err, format.ErrLimit) && strings.Contains(err.Error(), "inflated size") {
+				return nil, fmt.Errorf("%w (compressed offload images may inflate to %d bytes in all; raise the limit with --wrapper-max-inflated=<size>)", err, d.maxInflated())
+			}
+			return nil, err
+		}
+		d.inflate -= inflatedBytes(units)
 		for _, su := range units {
 			u := &unit{origin: su.Origin, bufferID: name, data: su.Data, kind: su.Kind, images: d.dropPrelinked(su)}
 			if su.Member != "" {

@@ -86,6 +86,11 @@ var optionList = []optable.Option{
 	// offload-kit extensions.
 	{ID: "clang_path", Prefixes: d2, Name: "clang-path=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<path>", Help: "The clang used for device links (default: $OFFLOAD_KIT_CLANG, clang beside the wrapper, then clang or clang-22 in PATH)"},
 	{ID: "device_archives", Prefixes: d2, Name: "device-archives=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "lazy|llvm22", Help: "How device code is taken from archives: by symbol resolution (lazy, default) or as LLVM 22 does (llvm22)"},
+	{ID: "cache_dir", Prefixes: d2, Name: "cache-dir=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<dir>", Help: "Cache device-link results in <dir> (default: $OFFLOAD_KIT_CACHE_DIR; unset = no cache)"},
+	{ID: "cache_max_size", Prefixes: d2, Name: "cache-max-size=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<bytes|NK|NM|NG>", Help: "Trim the device-link cache to this size (default: $OFFLOAD_KIT_CACHE_MAX_SIZE, else 5G; 0 = unlimited)"},
+	{ID: "cache_remote", Prefixes: d2, Name: "cache-remote=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<http(s) URL>", Help: "Share device-link results through a Bazel HTTP remote cache (default: $OFFLOAD_KIT_CACHE_REMOTE)"},
+	{ID: "no_cache", Prefixes: d2, Name: "no-cache", Kind: optable.Flag, Flags: WrapperOnly | Extension, Help: "Do not use the device-link cache"},
+	{ID: "max_inflated", Prefixes: d2, Name: "wrapper-max-inflated=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<bytes|NK|NM|NG>", Help: "Limit on the bytes of compressed (v3) offload images inflated in memory, all inputs together (default 512M)"},
 }
 
 // Table is the wrapper's option table.
@@ -129,6 +134,21 @@ type Options struct {
 	JobServer bool
 	Archives  ArchiveMode
 
+	// CacheDir enables the device-link cache (--cache-dir; cmd/ maps
+	// $OFFLOAD_KIT_CACHE_DIR). CacheMaxSize is --cache-max-size in bytes:
+	// -1 when not given (the driver then uses DefaultCacheMaxSize), 0 for
+	// unlimited. CacheRemote is --cache-remote. NoCache disables the cache.
+	CacheDir     string
+	CacheMaxSize int64
+	CacheRemote  string
+	NoCache      bool
+	// Summary prints the phase table and cache statistics at exit
+	// (--wrapper-verbose; cmd/ also sets it for OFFLOAD_KIT_VERBOSE=1).
+	Summary bool
+	// MaxInflated caps the bytes of compressed (v3) OffloadBinaries
+	// inflated in memory over all inputs; 0 means DefaultMaxInflated.
+	MaxInflated int64
+
 	Help, HelpHidden, Version bool
 }
 
@@ -138,7 +158,7 @@ func ParseArgs(args []string) (*Options, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &Options{Args: parsed, TimeTraceGranularity: 500}
+	o := &Options{Args: parsed, TimeTraceGranularity: 500, CacheMaxSize: -1}
 	for i := range parsed {
 		a := &parsed[i]
 		if a.Opt == nil {
@@ -172,6 +192,7 @@ func ParseArgs(args []string) (*Options, error) {
 			o.DryRun = true
 		case "verbose":
 			o.Verbose = true
+			o.Summary = true
 		case "embed_bitcode":
 			o.EmbedBitcode = true
 		case "print_wrapped_module":
@@ -222,6 +243,24 @@ func ParseArgs(args []string) (*Options, error) {
 			o.Output = v
 		case "relocatable":
 			o.Relocatable = true
+		case "cache_dir":
+			o.CacheDir = v
+		case "cache_max_size":
+			n, err := ParseSize(v)
+			if err != nil {
+				return nil, fmt.Errorf("--cache-max-size=%s: %v", v, err)
+			}
+			o.CacheMaxSize = n
+		case "cache_remote":
+			o.CacheRemote = v
+		case "no_cache":
+			o.NoCache = true
+		case "max_inflated":
+			n, err := ParseSize(v)
+			if err != nil || n == 0 {
+				return nil, fmt.Errorf("--wrapper-max-inflated=%s: expected a positive size", v)
+			}
+			o.MaxInflated = n
 		case "device_archives":
 			switch v {
 			case "lazy":
@@ -234,4 +273,29 @@ func ParseArgs(args []string) (*Options, error) {
 		}
 	}
 	return o, nil
+}
+
+// ParseSize reads a byte count: digits with an optional K, M or G suffix
+// (binary multiples; "KiB"/"KB" spellings and lower case are accepted).
+func ParseSize(s string) (int64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "IB"), "B")
+	mult := int64(1)
+	if n := len(t); n > 0 {
+		switch t[n-1] {
+		case 'K':
+			mult, t = 1<<10, t[:n-1]
+		case 'M':
+			mult, t = 1<<20, t[:n-1]
+		case 'G':
+			mult, t = 1<<30, t[:n-1]
+		case 'T':
+			mult, t = 1<<40, t[:n-1]
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("expected a byte count such as 1048576, 512M or 5G, got '%s'", s)
+	}
+	return n * mult, nil
 }

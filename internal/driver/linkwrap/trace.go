@@ -3,6 +3,7 @@ package linkwrap
 import (
 	"encoding/json"
 	"io"
+	"sort"
 	"sync"
 	"time"
 )
@@ -37,29 +38,42 @@ func newTracer(now func() time.Time, granularityUS int) *tracer {
 }
 
 // begin opens a scope; the returned func closes it. Scopes shorter than
-// the granularity are dropped, as LLVM's time profiler does.
+// the granularity are dropped, as LLVM's time profiler does. "Link device
+// input" scopes get one thread per group (their detail).
 func (t *tracer) begin(name, detail string) func() {
+	thread := ""
+	if name == "Link device input" {
+		thread = detail
+	}
+	return t.beginOn(name, detail, thread)
+}
+
+// beginOn opens a scope on the thread of a device link (thread is the
+// group's "Link device input" detail; "" is the main thread), so the
+// scopes nested in one device link stay on its row of the viewer.
+func (t *tracer) beginOn(name, detail, thread string) func() {
 	if t.now == nil {
 		return func() {}
 	}
 	b := t.now()
 	return func() {
 		e := t.now()
-		dur := e.Sub(b)
-		if dur < t.granularity && name != "Execute linker wrapper" {
+		if e.Sub(b) < t.granularity && name != "Execute linker wrapper" {
 			return
 		}
-		ev := traceEvent{PID: 1, Ph: "X", TS: b.Sub(t.start).Microseconds(), Dur: dur.Microseconds(), Name: name}
+		// Both ends are truncated to whole µs from the start, so a nested
+		// scope never ends after its parent.
+		ts := b.Sub(t.start).Microseconds()
+		ev := traceEvent{PID: 1, Ph: "X", TS: ts, Dur: e.Sub(t.start).Microseconds() - ts, Name: name}
 		if detail != "" {
 			ev.Args = map[string]string{"detail": detail}
 		}
 		t.mu.Lock()
-		ev.TID = 0
-		if detail != "" && name == "Link device input" {
-			id, ok := t.tids[detail]
+		if thread != "" {
+			id, ok := t.tids[thread]
 			if !ok {
 				id = len(t.tids) + 1
-				t.tids[detail] = id
+				t.tids[thread] = id
 			}
 			ev.TID = id
 		}
@@ -71,10 +85,18 @@ func (t *tracer) begin(name, detail string) func() {
 func (t *tracer) write(w io.Writer) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	evs := t.events
-	if evs == nil {
-		evs = []traceEvent{}
+	// Complete ("X") events, then metadata ("M") naming the process and
+	// each device link's thread, as LLVM's time profiler writes them.
+	evs := append([]traceEvent{}, t.events...)
+	evs = append(evs, traceEvent{PID: 1, TID: 0, Ph: "M", Name: "process_name", Args: map[string]string{"name": "linker-wrapper"}})
+	evs = append(evs, traceEvent{PID: 1, TID: 0, Ph: "M", Name: "thread_name", Args: map[string]string{"name": "linker-wrapper"}})
+	for detail, id := range t.tids {
+		evs = append(evs, traceEvent{PID: 1, TID: id, Ph: "M", Name: "thread_name", Args: map[string]string{"name": "device link " + detail}})
 	}
+	sort.SliceStable(evs[len(t.events):], func(i, j int) bool {
+		a, b := evs[len(t.events)+i], evs[len(t.events)+j]
+		return a.TID < b.TID || a.TID == b.TID && a.Name < b.Name
+	})
 	return json.NewEncoder(w).Encode(map[string]any{
 		"traceEvents":     evs,
 		"beginningOfTime": t.start.UnixMicro(),

@@ -1,0 +1,144 @@
+package linkwrap
+
+// SYCL device links run in-process through internal/sycldev (the
+// sycl-linker pipeline) instead of "clang --sycl-link", which runs
+// clang-sycl-linker (spec §4.1 row 11, §10). The command line the pipeline
+// parses is the one clang would give clang-sycl-linker: the inputs,
+// --triple=<t> --arch=<a>, then the -Xlinker values (--linker-arg= and
+// --device-linker=[<triple>=]<arg>, i.e. clang's -Xoffload-linker), so
+// sycl-linker options such as --module-split-mode=kernel reach it.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/internal/run"
+	"github.com/offload-kit/offload-kit/internal/sycldev"
+	"github.com/offload-kit/offload-kit/internal/wrap"
+)
+
+// syclTrace is the time-trace scope of an in-process SYCL link.
+const syclTrace = "SYCL device link"
+
+// deviceJob is the job of a clang or SYCL device link. A SYCL job has no
+// steps: runLinkJob runs it in-process.
+func (d *driver) deviceJob(g *group, sycl bool, img string) (*linkJob, error) {
+	if sycl {
+		return &linkJob{g: g, img: img, trace: syclTrace}, nil
+	}
+	return d.clangJob(g, false, img)
+}
+
+// runLinkJob runs j: in-process for SYCL, else through runJob (and the
+// device-link cache). In-process SYCL links are not cached.
+func (d *driver) runLinkJob(ctx context.Context, j *linkJob, sycl bool) (string, error) {
+	if !sycl {
+		return d.runJob(ctx, j)
+	}
+	return "", d.syclLink(ctx, j)
+}
+
+// syclArgs is the sycl-linker command line (without the program name) for
+// a group: what clang --sycl-link would pass to clang-sycl-linker.
+func (d *driver) syclArgs(j *linkJob) []string {
+	triple, arch := j.g.key.triple, j.g.key.arch
+	if arch == "generic" {
+		arch = ""
+	}
+	var args []string
+	for _, in := range j.g.inputs {
+		args = append(args, in.path)
+	}
+	args = append(args, "--triple="+triple, "--arch="+arch, "-o", j.img)
+	if d.opt.Verbose {
+		args = append(args, "-v")
+	}
+	if d.opt.SaveTemps {
+		args = append(args, "--save-temps")
+	}
+	args = append(args, d.opt.LinkerArgs...)
+	return append(args, deviceValues(d.opt.DeviceLinker, triple)...)
+}
+
+// syclLink runs the sycl-linker pipeline for j's group, writing the
+// concatenated OffloadBinaries (one per split image) to j.img. With -v or
+// --dry-run the equivalent sycl-linker command line is printed first; with
+// --dry-run nothing runs (the bundler then uses the stub image, as LLVM's
+// wrapper does).
+func (d *driver) syclLink(ctx context.Context, j *linkJob) error {
+	args := d.syclArgs(j)
+	if d.opt.Verbose || d.opt.DryRun {
+		fmt.Fprintln(d.env.Stderr, run.FormatCommand(append([]string{"sycl-linker"}, args...)))
+	}
+	if d.opt.DryRun {
+		return nil
+	}
+	o, err := sycldev.ParseArgs(args)
+	if err != nil {
+		return fmt.Errorf("SYCL device link for %s: %w", groupName(j.g.key), err)
+	}
+	if o.Help || o.Version || o.IROutputOnly {
+		return fmt.Errorf("SYCL device link for %s: --help, --version and --ir-output-only cannot be forwarded to the in-process sycl-linker", groupName(j.g.key))
+	}
+	runner := d.env.Runner
+	if runner == nil {
+		runner = run.Exec{}
+	}
+	var dirs []string
+	if d.env.ExeDir != "" {
+		dirs = append(dirs, d.env.ExeDir)
+	}
+	if d.opt.ClangPath != "" {
+		dirs = append(dirs, filepath.Dir(d.opt.ClangPath))
+	}
+	dirs = append(dirs, d.env.FallbackDirs...)
+	env := &sycldev.Env{
+		Stdout: d.env.Stderr, // --print-linked-module: the wrapper's stdout belongs to the host link
+		Stderr: d.env.Stderr,
+		Runner: runner,
+		// llvm-link, llvm-dis, llc, ...: beside the wrapper, beside clang,
+		// in the LLVM 22 directory, then PATH
+		ToolDirs: dirs,
+		PathList: d.getenv("PATH"),
+		CPUs:     d.env.NumCPU,
+	}
+	end := d.trace.beginOn(j.trace, "", j.g.key.triple+" "+j.g.key.arch)
+	defer end()
+	if err := sycldev.Run(ctx, o, env); err != nil {
+		return fmt.Errorf("SYCL device link for %s: %w", groupName(j.g.key), err)
+	}
+	return nil
+}
+
+// syclImages decodes a SYCL device-link output, one or more concatenated
+// v1 OffloadBinaries (one per split image), into registration images. Each
+// keeps its kernel names (string "symbols", split on "\n"). The property
+// sets (string "properties") stay in the OffloadBinary only: the version-3
+// __sycl.tgt_device_image that internal/wrap writes has null
+// PropertiesBegin/End, as LLVM 22's wrapper (spec §9.5).
+func syclImages(data []byte) ([]wrap.SYCLImage, error) {
+	bins, err := offload.ParseAll(data, offload.ReadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if len(bins) == 0 {
+		return nil, errors.New("SYCL device link wrote no OffloadBinary")
+	}
+	out := make([]wrap.SYCLImage, 0, len(bins))
+	for i, b := range bins {
+		if b.OffloadKind != format.OfkSYCL {
+			return nil, fmt.Errorf("OffloadBinary %d: offload kind %v, expected sycl", i, b.OffloadKind)
+		}
+		im := wrap.SYCLImage{Triple: b.Triple(), Image: b.Image, ImageKind: uint8(b.ImageKind)}
+		if s := b.Get("symbols"); s != "" {
+			im.Symbols = strings.Split(s, "\n")
+		}
+		out = append(out, im)
+	}
+	return out, nil
+}
