@@ -1,0 +1,334 @@
+package elfembed
+
+import (
+	"bytes"
+	"encoding/binary"
+	"strconv"
+	"strings"
+
+	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/internal/binio"
+)
+
+// Format is the object file format of a host object.
+type Format int
+
+const (
+	ELF Format = iota
+	COFF
+)
+
+func (f Format) String() string {
+	switch f {
+	case ELF:
+		return "ELF"
+	case COFF:
+		return "COFF"
+	}
+	return "Format(" + strconv.Itoa(int(f)) + ")"
+}
+
+// Section types and flags callers need when adding offload sections.
+const (
+	// SHT_LLVM_OFFLOADING is the ELF type of .llvm.offloading sections.
+	SHT_LLVM_OFFLOADING = 0x6FFF4C0B
+	// SHT_PROGBITS is the ELF type of bundle sections
+	// (__CLANG_OFFLOAD_BUNDLE__<id>).
+	SHT_PROGBITS = 1
+	// SHF_EXCLUDE is the only ELF flag of .llvm.offloading and of bundle
+	// sections (llvm-objcopy --set-section-flags=<s>=readonly,exclude).
+	SHF_EXCLUDE = 0x80000000
+	// COFFOffloadingFlags are the Characteristics clang gives
+	// .llvm.offloading: IMAGE_SCN_ALIGN_8BYTES | IMAGE_SCN_LNK_REMOVE |
+	// IMAGE_SCN_MEM_DISCARDABLE.
+	COFFOffloadingFlags = 0x02400800
+	// COFFBundleFlags are the Characteristics llvm-objcopy gives a COFF
+	// section for --set-section-flags=<s>=readonly,exclude:
+	// IMAGE_SCN_MEM_READ | IMAGE_SCN_LNK_REMOVE. (ELF flag values must not
+	// be passed for COFF hosts: 0x80000000 is IMAGE_SCN_MEM_WRITE there.)
+	COFFBundleFlags = 0x40000800
+)
+
+// Other ELF constants used by this package.
+const (
+	shtNull        = 0
+	shtProgbits    = 1
+	shtSymtab      = 2
+	shtStrtab      = 3
+	shtRela        = 4
+	shtNobits      = 8
+	shtRel         = 9
+	shtGroup       = 17
+	shtSymtabShndx = 18
+
+	shfExclude = 0x80000000
+
+	etRel = 1
+)
+
+// COFF section characteristics used by this package.
+const (
+	coffCntUninit     = 0x00000080
+	coffLnkNRelocOvfl = 0x01000000
+)
+
+// Section describes one section of a host object.
+type Section struct {
+	Index int    // ELF section index (0 is the null section); COFF 1-based section number
+	Name  string // resolved name (ELF .shstrtab, COFF "/N" long names)
+	Type  uint32 // ELF sh_type; 0 for COFF
+	Flags uint64 // ELF sh_flags or COFF Characteristics
+	// Offset and Size locate the contents in the file (for SHT_NOBITS and
+	// uninitialised COFF data, Size is the memory size and no bytes exist).
+	Offset int64
+	Size   int64
+	Align  uint64 // sh_addralign, or the COFF IMAGE_SCN_ALIGN_* value (0 if none)
+	Data   []byte // zero-copy slice; nil for SHT_NOBITS / uninitialised COFF data
+}
+
+// Object is a parsed host object file.
+type Object struct {
+	Format    Format
+	Class     int // 32 or 64
+	ByteOrder binary.ByteOrder
+	Machine   uint16 // e_machine or COFF Machine
+	Type      uint16 // ELF e_type (ET_REL etc.); 0 for COFF
+	Sections  []Section
+}
+
+// OffloadSections returns the sections LLVM's extractOffloadBinaries reads:
+// on ELF every section of type SHT_LLVM_OFFLOADING whatever its name, on
+// COFF every section whose name starts with ".llvm.offloading".
+func (o *Object) OffloadSections() []Section {
+	var out []Section
+	for _, s := range o.Sections {
+		switch o.Format {
+		case ELF:
+			if s.Type == SHT_LLVM_OFFLOADING {
+				out = append(out, s)
+			}
+		case COFF:
+			if strings.HasPrefix(s.Name, ".llvm.offloading") {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// Section returns the first section with the given name, or nil.
+func (o *Object) Section(name string) *Section {
+	for i := range o.Sections {
+		if o.Sections[i].Name == name {
+			return &o.Sections[i]
+		}
+	}
+	return nil
+}
+
+// Parse parses the section table of an ELF (32/64-bit, either byte order)
+// or COFF object (regular, bigobj, or a PE image). It never panics; errors
+// are *format.FormatError carrying the offset of the failing field.
+func Parse(buf []byte) (*Object, error) {
+	switch {
+	case bytes.HasPrefix(buf, []byte("\x7fELF")):
+		e, err := parseELF(buf)
+		if err != nil {
+			return nil, err
+		}
+		return e.obj, nil
+	case format.Identify(buf) == format.KindCOFF:
+		c, err := parseCOFF(buf)
+		if err != nil {
+			return nil, err
+		}
+		return c.obj, nil
+	}
+	return nil, format.Errorf(0, format.ErrMagic, "not an ELF or COFF object")
+}
+
+// wrap converts a binio error into a FormatError.
+func wrap(err error) error {
+	if be, ok := err.(*binio.Error); ok {
+		return &format.FormatError{Off: be.Off, Msg: be.Msg, Err: format.ErrTruncated}
+	}
+	return err
+}
+
+// elfShdr is the full decoded section header (64-bit model).
+type elfShdr struct {
+	name      uint32
+	typ       uint32
+	flags     uint64
+	addr      uint64
+	off       uint64
+	size      uint64
+	link      uint32
+	info      uint32
+	addralign uint64
+	entsize   uint64
+}
+
+type elfFile struct {
+	obj       *Object
+	buf       []byte
+	ehsize    int
+	phoff     uint64
+	phnum     int
+	phentsize int
+	shoff     uint64
+	shentsize int
+	shstrndx  int
+	flags     uint32
+	shdrs     []elfShdr
+}
+
+func parseELF(buf []byte) (*elfFile, error) {
+	if len(buf) < 16 {
+		return nil, format.Errorf(0, format.ErrTruncated, "ELF identification")
+	}
+	o := &Object{Format: ELF}
+	switch buf[4] {
+	case 1:
+		o.Class = 32
+	case 2:
+		o.Class = 64
+	default:
+		return nil, format.Errorf(4, format.ErrCorrupt, "ELF class %d", buf[4])
+	}
+	switch buf[5] {
+	case 1:
+		o.ByteOrder = binary.LittleEndian
+	case 2:
+		o.ByteOrder = binary.BigEndian
+	default:
+		return nil, format.Errorf(5, format.ErrCorrupt, "ELF data encoding %d", buf[5])
+	}
+	c := binio.NewCursor(buf, 0)
+	c.Order = o.ByteOrder
+	c.Skip(16, "e_ident")
+	f := &elfFile{obj: o, buf: buf}
+	o.Type = c.U16("e_type")
+	o.Machine = c.U16("e_machine")
+	c.U32("e_version")
+	var shnum int
+	if o.Class == 64 {
+		c.U64("e_entry")
+		f.phoff = c.U64("e_phoff")
+		f.shoff = c.U64("e_shoff")
+	} else {
+		c.U32("e_entry")
+		f.phoff = uint64(c.U32("e_phoff"))
+		f.shoff = uint64(c.U32("e_shoff"))
+	}
+	f.flags = c.U32("e_flags")
+	f.ehsize = int(c.U16("e_ehsize"))
+	f.phentsize = int(c.U16("e_phentsize"))
+	f.phnum = int(c.U16("e_phnum"))
+	f.shentsize = int(c.U16("e_shentsize"))
+	shnum = int(c.U16("e_shnum"))
+	f.shstrndx = int(c.U16("e_shstrndx"))
+	if err := c.Err(); err != nil {
+		return nil, wrap(err)
+	}
+	want := 64
+	if o.Class == 32 {
+		want = 40
+	}
+	if f.shoff == 0 {
+		if shnum != 0 {
+			return nil, format.Errorf(0x28, format.ErrCorrupt, "e_shnum %d with no section header table", shnum)
+		}
+		return f, nil
+	}
+	shnumOff := int64(60)
+	if o.Class == 32 {
+		shnumOff = 48
+	}
+	if f.shentsize != want {
+		return nil, format.Errorf(shnumOff-2, format.ErrCorrupt, "e_shentsize %d, want %d", f.shentsize, want)
+	}
+	if !binio.InRange(f.shoff, uint64(want), uint64(len(buf))) {
+		return nil, format.Errorf(int64(want-24), format.ErrTruncated, "section header table at 0x%x past end of file", f.shoff)
+	}
+	first := f.readShdr(f.shoff)
+	if shnum == 0 {
+		// Extended numbering: the real count is in section 0's sh_size.
+		if first.size > uint64(len(buf)) {
+			return nil, format.Errorf(int64(f.shoff), format.ErrLimit, "section count %d", first.size)
+		}
+		shnum = int(first.size)
+	}
+	if f.shstrndx == 0xffff {
+		f.shstrndx = int(first.link)
+	}
+	if !binio.InRange(f.shoff, uint64(shnum)*uint64(want), uint64(len(buf))) {
+		return nil, format.Errorf(int64(f.shoff), format.ErrTruncated, "section header table of %d entries", shnum)
+	}
+	f.shdrs = make([]elfShdr, shnum)
+	for i := range f.shdrs {
+		f.shdrs[i] = f.readShdr(f.shoff + uint64(i*want))
+	}
+	var shstr []byte
+	if f.shstrndx != 0 {
+		if f.shstrndx >= shnum {
+			return nil, format.Errorf(shnumOff+2, format.ErrCorrupt, "e_shstrndx %d out of range", f.shstrndx)
+		}
+		h := f.shdrs[f.shstrndx]
+		if h.typ != shtNobits {
+			if !binio.InRange(h.off, h.size, uint64(len(buf))) {
+				return nil, format.Errorf(int64(f.shoff)+int64(f.shstrndx*want), format.ErrTruncated, "section name table past end of file")
+			}
+			shstr = buf[h.off : h.off+h.size]
+		}
+	}
+	o.Sections = make([]Section, shnum)
+	for i, h := range f.shdrs {
+		hoff := int64(f.shoff) + int64(i*want)
+		s := Section{Index: i, Type: h.typ, Flags: h.flags, Offset: int64(h.off), Size: int64(h.size), Align: h.addralign}
+		if i != 0 || h.name != 0 {
+			if shstr == nil {
+				if h.name != 0 {
+					return nil, format.Errorf(hoff, format.ErrCorrupt, "section %d: name without a section name table", i)
+				}
+			} else {
+				name, ok := binio.CString(shstr, uint64(h.name))
+				if !ok {
+					return nil, format.Errorf(hoff, format.ErrCorrupt, "section %d: bad name offset %d", i, h.name)
+				}
+				s.Name = name
+			}
+		}
+		if i == 0 {
+			// Section 0 may hold extended counts; it has no contents.
+			s.Size = 0
+			o.Sections[i] = s
+			continue
+		}
+		if h.typ != shtNobits && h.typ != shtNull && h.size != 0 {
+			if !binio.InRange(h.off, h.size, uint64(len(buf))) || h.off > 1<<62 || h.size > 1<<62 {
+				return nil, format.Errorf(hoff, format.ErrTruncated, "section %d (%s): contents [0x%x, +0x%x) past end of file", i, s.Name, h.off, h.size)
+			}
+			s.Data = buf[h.off : h.off+h.size : h.off+h.size]
+		}
+		o.Sections[i] = s
+	}
+	return f, nil
+}
+
+func (f *elfFile) readShdr(off uint64) elfShdr {
+	bo := f.obj.ByteOrder
+	b := f.buf[off:]
+	if f.obj.Class == 64 {
+		return elfShdr{
+			name: bo.Uint32(b[0:]), typ: bo.Uint32(b[4:]), flags: bo.Uint64(b[8:]),
+			addr: bo.Uint64(b[16:]), off: bo.Uint64(b[24:]), size: bo.Uint64(b[32:]),
+			link: bo.Uint32(b[40:]), info: bo.Uint32(b[44:]), addralign: bo.Uint64(b[48:]), entsize: bo.Uint64(b[56:]),
+		}
+	}
+	return elfShdr{
+		name: bo.Uint32(b[0:]), typ: bo.Uint32(b[4:]), flags: uint64(bo.Uint32(b[8:])),
+		addr: uint64(bo.Uint32(b[12:])), off: uint64(bo.Uint32(b[16:])), size: uint64(bo.Uint32(b[20:])),
+		link: bo.Uint32(b[24:]), info: bo.Uint32(b[28:]), addralign: uint64(bo.Uint32(b[32:])), entsize: uint64(bo.Uint32(b[36:])),
+	}
+}

@@ -1,0 +1,162 @@
+package elfembed
+
+import (
+	"bytes"
+	"debug/elf"
+	"debug/pe"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/offload-kit/offload-kit/format"
+)
+
+func readFile(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	noErr(t, err)
+	return b
+}
+
+func objectFixtures(t testing.TB) []string {
+	t.Helper()
+	m, err := filepath.Glob("testdata/*.o")
+	noErr(t, err)
+	if len(m) == 0 {
+		t.Fatal("no fixtures")
+	}
+	for i := range m {
+		m[i] = filepath.Base(m[i])
+	}
+	return m
+}
+
+func TestParseFixtures(t *testing.T) {
+	pkg, pkg2 := readFile(t, "pkg.out"), readFile(t, "pkg2.out")
+	for _, name := range objectFixtures(t) {
+		t.Run(name, func(t *testing.T) {
+			buf := readFile(t, name)
+			o, err := Parse(buf)
+			noErr(t, err)
+			checkAgainstStdlib(t, buf, o)
+			var want []byte
+			switch {
+			case strings.HasPrefix(name, "emb2-"):
+				want = append(append([]byte{}, pkg...), pkg2...)
+			case strings.HasPrefix(name, "emb-"), strings.HasPrefix(name, "entries-"):
+				want = pkg
+			}
+			off := o.OffloadSections()
+			if want == nil {
+				eq(t, 0, len(off))
+				return
+			}
+			if len(off) != 1 {
+				t.Fatalf("%d offload sections", len(off))
+			}
+			s := off[0]
+			eq(t, ".llvm.offloading", s.Name)
+			eq(t, want, s.Data)
+			eq(t, uint64(8), s.Align)
+			if o.Format == ELF {
+				eq(t, uint32(SHT_LLVM_OFFLOADING), s.Type)
+				eq(t, uint64(shfExclude), s.Flags)
+				eq(t, uint16(etRel), o.Type)
+			} else {
+				eq(t, uint64(0x02400800), s.Flags)
+			}
+		})
+	}
+}
+
+// checkAgainstStdlib compares the section table with debug/elf or debug/pe.
+func checkAgainstStdlib(t *testing.T, buf []byte, o *Object) {
+	t.Helper()
+	switch o.Format {
+	case ELF:
+		f, err := elf.NewFile(bytes.NewReader(buf))
+		noErr(t, err)
+		eq(t, len(f.Sections), len(o.Sections))
+		eq(t, uint16(f.Machine), o.Machine)
+		eq(t, f.ByteOrder, o.ByteOrder)
+		for i, s := range f.Sections {
+			g := o.Sections[i]
+			eq(t, s.Name, g.Name)
+			eq(t, uint32(s.Type), g.Type)
+			eq(t, uint64(s.Flags), g.Flags)
+			eq(t, s.Addralign, g.Align)
+			if i == 0 {
+				continue
+			}
+			eq(t, int64(s.Offset), g.Offset)
+			eq(t, int64(s.FileSize), g.Size)
+			if s.Type != elf.SHT_NOBITS {
+				d, err := s.Data()
+				noErr(t, err)
+				if !bytes.Equal(d, g.Data) && !(len(d) == 0 && len(g.Data) == 0) {
+					t.Errorf("section %s data differs", s.Name)
+				}
+			} else if g.Data != nil {
+				t.Errorf("NOBITS section %s has data", s.Name)
+			}
+		}
+	case COFF:
+		f, err := pe.NewFile(bytes.NewReader(buf))
+		noErr(t, err)
+		eq(t, f.Machine, o.Machine)
+		eq(t, len(f.Sections), len(o.Sections))
+		for i, s := range f.Sections {
+			g := o.Sections[i]
+			eq(t, s.Name, g.Name)
+			eq(t, uint64(s.Characteristics), g.Flags)
+			eq(t, int64(s.Size), g.Size)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	elf64 := readFile(t, "hello-x86_64-linux-gnu.o")
+	coff := readFile(t, "hello-x86_64-pc-windows-msvc.o")
+	mut := func(b []byte, off int, v ...byte) []byte {
+		c := append([]byte{}, b...)
+		copy(c[off:], v)
+		return c
+	}
+	shoff := int(le64(elf64[0x28:]))
+	tests := []struct {
+		name string
+		in   []byte
+		err  error
+	}{
+		{"empty", nil, format.ErrMagic},
+		{"ident only", []byte("\x7fELF\x02\x01"), format.ErrTruncated},
+		{"bad class", mut(elf64, 4, 9), format.ErrCorrupt},
+		{"bad data", mut(elf64, 5, 9), format.ErrCorrupt},
+		{"short header", elf64[:40], format.ErrTruncated},
+		{"truncated shdrs", elf64[:len(elf64)-10], format.ErrTruncated},
+		{"bad shentsize", mut(elf64, 0x3a, 12), format.ErrCorrupt},
+		{"huge shoff", mut(elf64, 0x28, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff), format.ErrTruncated},
+		{"bad shstrndx", mut(elf64, 0x3e, 0xf0), format.ErrCorrupt},
+		{"section past end", mut(elf64, shoff+64+24, 0xff, 0xff, 0xff, 0), format.ErrTruncated},
+		{"bad name", mut(elf64, shoff+64, 0xff, 0xff, 0, 0), format.ErrCorrupt},
+		{"coff truncated", coff[:30], format.ErrTruncated},
+		{"coff section past end", mut(coff, 20+16, 0xff, 0xff, 0xff, 0), format.ErrTruncated},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := Parse(tt.in)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			isTrue(t, o == nil)
+			isTrue(t, errors.Is(err, tt.err), "%v", err)
+			errAs[*format.FormatError](t, err)
+		})
+	}
+}
+
+func le64(b []byte) uint64 {
+	return uint64(le32(b)) | uint64(le32(b[4:]))<<32
+}
