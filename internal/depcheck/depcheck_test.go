@@ -80,14 +80,16 @@ func level(pkg string) int {
 		return 2
 	case pkg == "split", pkg == "internal/wrap", pkg == "internal/scan":
 		return 3
+	case pkg == "internal/sycldev":
+		return 4 // "3½": the SYCL device-link pipeline over split, shared by two drivers
 	case strings.HasPrefix(pkg, "internal/driver/"):
-		return 4
+		return 5
 	case pkg == "internal/cli/diag", pkg == "internal/cli/clopt", pkg == "internal/cli/optable":
 		return 2 // pure: argument parsing and diagnostics, used by drivers
 	case pkg == "internal/cli":
-		return 5
-	case strings.HasPrefix(pkg, "cmd/"):
 		return 6
+	case strings.HasPrefix(pkg, "cmd/"):
+		return 7
 	}
 	return -1
 }

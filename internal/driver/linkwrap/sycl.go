@@ -66,17 +66,28 @@ func (d *driver) syclArgs(j *linkJob) []string {
 }
 
 // syclLink runs the sycl-linker pipeline for j's group, writing the
-// concatenated OffloadBinaries (one per split image) to j.img. With -v or
-// --dry-run the equivalent sycl-linker command line is printed first; with
-// --dry-run nothing runs (the bundler then uses the stub image, as LLVM's
-// wrapper does).
+// concatenated OffloadBinaries (one per split image) to j.img.
+//
+// --dry-run prints the "clang --sycl-link" command LLVM's wrapper would
+// run, as the reference prints it, and runs nothing (the bundler then uses
+// the stub image, as LLVM's wrapper does). -v prints the equivalent
+// sycl-linker command line, then the pipeline's own commands (llvm-link,
+// llvm-dis, llc, ...).
 func (d *driver) syclLink(ctx context.Context, j *linkJob) error {
 	args := d.syclArgs(j)
-	if d.opt.Verbose || d.opt.DryRun {
-		fmt.Fprintln(d.env.Stderr, run.FormatCommand(append([]string{"sycl-linker"}, args...)))
-	}
 	if d.opt.DryRun {
-		return nil
+		clang, err := d.findClang()
+		if err != nil {
+			return err
+		}
+		var inputs []string
+		for _, in := range j.g.inputs {
+			inputs = append(inputs, in.path)
+		}
+		return d.runner.Run(ctx, &run.Cmd{Args: d.deviceArgs(clang, j.g.key, true, j.img, inputs)})
+	}
+	if d.opt.Verbose {
+		fmt.Fprintln(d.env.Stderr, run.FormatCommand(append([]string{"sycl-linker"}, args...)))
 	}
 	o, err := sycldev.ParseArgs(args)
 	if err != nil {

@@ -1,4 +1,4 @@
-package sycllink
+package sycldev
 
 import (
 	"bytes"
@@ -73,8 +73,74 @@ type driver struct {
 	from   map[string]string // extracted bitcode → stable origin name
 }
 
-// Run performs the device link described by o.
+// Image is one device image of a finished link: the part's code (SPIR-V,
+// an AOT binary or an object), its kernel names and its property sets.
+type Image struct {
+	Kind         format.ImageKind
+	Triple, Arch string
+	Kernels      []string // kernel entry points of the part, in module order
+	Properties   split.PropSets
+	Data         []byte
+}
+
+// PropertiesText is the image's property sets in intel's text format, as
+// stored in the OffloadBinary string "properties".
+func (im *Image) PropertiesText() (string, error) {
+	var b bytes.Buffer
+	if err := im.Properties.WriteText(&b); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// AppendBinary appends im as a v1 OffloadBinary: OffloadKind SYCL, Flags 0,
+// strings triple, arch, symbols (kernels joined by "\n") and properties.
+func (im *Image) AppendBinary(dst []byte) ([]byte, error) {
+	props, err := im.PropertiesText()
+	if err != nil {
+		return nil, err
+	}
+	return offload.AppendBinary(dst, &offload.Image{
+		ImageKind:   im.Kind,
+		OffloadKind: format.OfkSYCL,
+		Strings: []offload.KV{
+			{Key: "triple", Value: im.Triple},
+			{Key: "arch", Value: im.Arch},
+			{Key: "symbols", Value: strings.Join(im.Kernels, "\n")},
+			{Key: "properties", Value: props},
+		},
+		Image: im.Data,
+	}), nil
+}
+
+// Link runs the pipeline up to code generation and returns the images, one
+// per split part, without writing o.Output (whose directory and stem still
+// name the temporaries). --ir-output-only is refused: it writes files only.
+func Link(ctx context.Context, o *Options, env *Env) ([]Image, error) {
+	if o.IROutputOnly {
+		return nil, errors.New("--ir-output-only writes files: use Run")
+	}
+	var imgs []Image
+	err := start(ctx, o, env, func(d *driver, res []*partResult) error {
+		imgs = d.images(res)
+		return nil
+	})
+	return imgs, err
+}
+
+// Run performs the device link described by o and writes its outputs: the
+// OffloadBinaries at o.Output, or with --ir-output-only the split modules,
+// .prop and .sym files and the table.
 func Run(ctx context.Context, o *Options, env *Env) error {
+	return start(ctx, o, env, func(d *driver, res []*partResult) error {
+		if o.IROutputOnly {
+			return d.writeIROutputs(res)
+		}
+		return d.writeBinary(res)
+	})
+}
+
+func start(ctx context.Context, o *Options, env *Env, finish func(*driver, []*partResult) error) error {
 	if o.Output == "" {
 		return errors.New("Output file must be specified")
 	}
@@ -94,7 +160,7 @@ func Run(ctx context.Context, o *Options, env *Env) error {
 	}
 	d.work = workdir.New(workdir.Options{SaveTemps: o.SaveTemps, KeepDir: filepath.Dir(o.Output), TempRoot: env.TempRoot})
 	defer d.work.Close()
-	return d.run(ctx)
+	return d.run(ctx, finish)
 }
 
 func (d *driver) tool(name string) (string, error) {
@@ -225,7 +291,7 @@ func (d *driver) stem() string {
 	return strings.TrimSuffix(b, filepath.Ext(b))
 }
 
-func (d *driver) run(ctx context.Context) error {
+func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) error) error {
 	o := d.o
 	var inputs []string
 	for _, in := range o.Inputs {
@@ -323,10 +389,7 @@ func (d *driver) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if o.IROutputOnly {
-		return d.writeIROutputs(results)
-	}
-	return d.writeBinary(results)
+	return finish(d, results)
 }
 
 // origins maps each defined function to the input file it came from, the
@@ -559,26 +622,23 @@ func (d *driver) aotCommand(stem, spv string) *aotCmd {
 	return nil
 }
 
+// images turns the part results into Images (in part order).
+func (d *driver) images(res []*partResult) []Image {
+	out := make([]Image, len(res))
+	for i, r := range res {
+		out[i] = Image{Kind: r.kind, Triple: d.o.Triple, Arch: d.o.Arch, Kernels: r.kernels, Properties: r.props, Data: r.image}
+	}
+	return out
+}
+
 // writeBinary writes one OffloadBinary per image, concatenated.
 func (d *driver) writeBinary(res []*partResult) error {
 	var out []byte
-	for _, r := range res {
-		var props bytes.Buffer
-		if err := r.props.WriteText(&props); err != nil {
+	for _, im := range d.images(res) {
+		var err error
+		if out, err = im.AppendBinary(out); err != nil {
 			return err
 		}
-		img := &offload.Image{
-			ImageKind:   r.kind,
-			OffloadKind: format.OfkSYCL,
-			Strings: []offload.KV{
-				{Key: "triple", Value: d.o.Triple},
-				{Key: "arch", Value: d.o.Arch},
-				{Key: "symbols", Value: strings.Join(r.kernels, "\n")},
-				{Key: "properties", Value: props.String()},
-			},
-			Image: r.image,
-		}
-		out = offload.AppendBinary(out, img)
 	}
 	if err := workdir.WriteFile(d.o.Output, out, 0o644); err != nil {
 		return fileErr(d.o.Output, "%v", err)

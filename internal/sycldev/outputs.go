@@ -1,4 +1,4 @@
-package sycllink
+package sycldev
 
 import (
 	"bytes"

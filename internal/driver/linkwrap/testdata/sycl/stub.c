@@ -1,0 +1,89 @@
+/* Recording stub of the SYCL runtime's registration entry points. It prints
+   the descriptor that linker-wrapper's registration object passes (spec
+   linker-wrapper.md §9.5): version and image count, then for each image its
+   version, kind, format, target, size, FNV-1a checksum, whether the SPIR-V
+   declares the Float64 capability, every entry name, and the property sets
+   (intel's _pi_device_binary_property_set layout) if any. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+struct entry {
+  uint64_t reserved;
+  uint16_t version, kind;
+  uint32_t flags;
+  void *addr;
+  const char *name;
+  uint64_t size, data;
+  void *aux;
+};
+struct prop {
+  const char *name;
+  void *val;
+  uint32_t type;
+  uint64_t size;
+};
+struct propset {
+  const char *name;
+  struct prop *begin, *end;
+};
+struct image {
+  uint16_t version;
+  uint8_t kind, format;
+  const char *target, *compile_opts, *link_opts;
+  const unsigned char *start, *end;
+  struct entry *entries_begin, *entries_end;
+  struct propset *props_begin, *props_end;
+};
+struct desc {
+  uint16_t version, num_images;
+  struct image *images;
+  void *host_begin, *host_end;
+};
+
+static uint64_t fnv1a(const unsigned char *p, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+static uint32_t word(const unsigned char *p, size_t i) {
+  uint32_t w;
+  memcpy(&w, p + 4 * i, 4);
+  return w;
+}
+
+/* 1 if the SPIR-V module declares OpCapability Float64, 0 if not, -1 if the
+   image is not SPIR-V. */
+static int fp64cap(const unsigned char *p, size_t n) {
+  size_t nw = n / 4;
+  if (nw < 5 || word(p, 0) != 0x07230203u) return -1;
+  for (size_t i = 5; i < nw;) {
+    uint32_t w = word(p, i), wc = w >> 16, op = w & 0xffff;
+    if (wc == 0) break;
+    if (op == 17 && i + 1 < nw && word(p, i + 1) == 10) return 1;
+    i += wc;
+  }
+  return 0;
+}
+
+void __sycl_register_lib(struct desc *d) {
+  printf("register version=%u images=%u\n", d->version, d->num_images);
+  for (unsigned i = 0; i < d->num_images; i++) {
+    struct image *im = &d->images[i];
+    size_t n = (size_t)(im->end - im->start);
+    printf("image %u version=%u kind=%u format=%u triple=%s size=%zu fnv=%016llx fp64cap=%d compile=\"%s\" link=\"%s\"\n",
+           i, im->version, im->kind, im->format, im->target, n, (unsigned long long)fnv1a(im->start, n),
+           fp64cap(im->start, n), im->compile_opts, im->link_opts);
+    for (struct entry *e = im->entries_begin; e < im->entries_end; e++)
+      printf("  entry %s version=%u kind=%u flags=%u\n", e->name, e->version, e->kind, e->flags);
+    if (!im->props_begin) printf("  properties none\n");
+    for (struct propset *s = im->props_begin; s && s < im->props_end; s++) {
+      printf("  propset %s\n", s->name);
+      for (struct prop *q = s->begin; q < s->end; q++)
+        printf("    prop %s type=%u size=%llu\n", q->name, q->type, (unsigned long long)q->size);
+    }
+  }
+}
+
+void __sycl_unregister_lib(struct desc *d) { printf("unregister images=%u\n", d->num_images); }

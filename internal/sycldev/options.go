@@ -1,0 +1,272 @@
+package sycldev
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/offload-kit/offload-kit/internal/cli/optable"
+	"github.com/offload-kit/offload-kit/split"
+)
+
+// Extension marks options that offload-kit adds to clang-sycl-linker 22.1.8.
+const Extension uint32 = 1
+
+var (
+	dd = []string{"--", "-"}
+	d1 = []string{"-"}
+)
+
+// optionList is clang-sycl-linker 22.1.8's SYCLLinkOpts.td plus extensions.
+var optionList = []optable.Option{
+	{ID: "help", Prefixes: dd, Name: "help", Kind: optable.Flag, Help: "Display available options (--help-hidden for more)"},
+	{ID: "help_hidden", Prefixes: dd, Name: "help-hidden", Kind: optable.Flag, Help: "Display all available options"},
+	{ID: "version", Prefixes: dd, Name: "version", Kind: optable.Flag, Help: "Display the version number and exit"},
+	{ID: "o", Prefixes: d1, Name: "o", Kind: optable.JoinedOrSeparate, MetaVar: "<path>", Help: "Path to file to write output"},
+	{ID: "output_file", Prefixes: dd, Name: "output-file", Kind: optable.Separate, Alias: "o", MetaVar: "<value>", Help: "Alias for -o"},
+	{ID: "triple", Prefixes: dd, Name: "triple=", Kind: optable.Joined, MetaVar: "<triple>", Help: "The device target triple"},
+	{ID: "triple_sep", Prefixes: dd, Name: "triple", Kind: optable.Separate, Alias: "triple", Hidden: true, Flags: Extension},
+	{ID: "arch", Prefixes: dd, Name: "arch=", Kind: optable.Joined, MetaVar: "<arch>", Help: "The device architecture"},
+	{ID: "arch_sep", Prefixes: dd, Name: "arch", Kind: optable.Separate, Alias: "arch", Hidden: true, Flags: Extension},
+	{ID: "device_libs", Prefixes: dd, Name: "device-libs=", Kind: optable.CommaJoined, MetaVar: "<value>", Help: "A comma separated list of device libraries that are linked during the device link."},
+	{ID: "library_path", Prefixes: dd, Name: "library-path=", Kind: optable.Joined, MetaVar: "<value>", Help: "Add <dir> to the library search path"},
+	{ID: "L", Prefixes: d1, Name: "L", Kind: optable.JoinedOrSeparate, Alias: "library_path", MetaVar: "<dir>", Flags: Extension, Help: "Add <dir> to the library search path (for -l and --device-libs)"},
+	{ID: "l", Prefixes: d1, Name: "l", Kind: optable.JoinedOrSeparate, MetaVar: "<name>", Flags: Extension, Help: "Link lib<name>.a or lib<name>.bc found in the library search path"},
+	{ID: "dry_run", Prefixes: dd, Name: "dry-run", Kind: optable.Flag, Help: "Print generated commands without running (AOT commands only; linking and code generation still run)"},
+	{ID: "v", Prefixes: d1, Name: "v", Kind: optable.Flag, Help: "Print verbose information"},
+	{ID: "save_temps", Prefixes: dd, Name: "save-temps", Kind: optable.Flag, Help: "Save intermediate results"},
+	{ID: "print_linked_module", Prefixes: dd, Name: "print-linked-module", Kind: optable.Flag, Help: "Print the linked module's IR for testing"},
+	{ID: "spirv_dump", Prefixes: dd, Name: "spirv-dump-device-code=", Kind: optable.Joined, MetaVar: "<value>", Help: "Path to the folder where the tool dumps SPIR-V device code. Other formats aren't dumped."},
+	{ID: "ocloc_options", Prefixes: dd, Name: "ocloc-options=", Kind: optable.Joined, MetaVar: "<value>", Help: "Options passed to ocloc for Intel GPU AOT compilation"},
+	{ID: "opencl_aot_options", Prefixes: dd, Name: "opencl-aot-options=", Kind: optable.Joined, MetaVar: "<value>", Help: "Options passed to opencl-aot for Intel CPU AOT compilation"},
+
+	{ID: "split", Prefixes: dd, Name: "module-split-mode=", Kind: optable.Joined, MetaVar: "none|kernel|source|auto", Flags: Extension, Help: "Device code split mode (default none: one image, as clang-sycl-linker 22)"},
+	{ID: "split_alias1", Prefixes: dd, Name: "sycl-module-split-mode=", Kind: optable.Joined, Alias: "split", Hidden: true, Flags: Extension},
+	{ID: "split_alias2", Prefixes: dd, Name: "split=", Kind: optable.Joined, Alias: "split", Hidden: true, Flags: Extension},
+	{ID: "spec_const", Prefixes: dd, Name: "spec-const=", Kind: optable.Joined, MetaVar: "native|emulation|default", Flags: Extension, Help: "Specialization constant lowering (default: leave the calls alone)"},
+	{ID: "ir_output_only", Prefixes: dd, Name: "ir-output-only", Kind: optable.Flag, Flags: Extension, Help: "Stop after post-link: write the split modules with their .prop and .sym files and a .table at -o"},
+	{ID: "S", Prefixes: d1, Name: "S", Kind: optable.Flag, Flags: Extension, Help: "With --ir-output-only, write textual IR (.ll) instead of bitcode"},
+	{ID: "no_props", Prefixes: dd, Name: "no-properties", Kind: optable.Flag, Flags: Extension, Help: "With --ir-output-only, write no .prop files (and no Properties column)"},
+	{ID: "no_syms", Prefixes: dd, Name: "no-symbols", Kind: optable.Flag, Flags: Extension, Help: "With --ir-output-only, write no .sym files (and no Symbols column)"},
+	{ID: "out_dir", Prefixes: dd, Name: "out-dir=", Kind: optable.Joined, MetaVar: "<dir>", Flags: Extension, Help: "Directory for the split modules (default: the directory of -o)"},
+	{ID: "prop_format", Prefixes: dd, Name: "properties-format=", Kind: optable.Joined, MetaVar: "text|json", Flags: Extension, Help: "Format of .prop files: intel text (default) or LLVM JSON"},
+	{ID: "kernels_only", Prefixes: dd, Name: "emit-only-kernels-as-entry-points", Kind: optable.Flag, Flags: Extension, Help: "Only kernels (and indirectly-callable functions) are entry points, not SYCL_EXTERNAL functions"},
+	{ID: "program_metadata", Prefixes: dd, Name: "emit-program-metadata", Kind: optable.Flag, Flags: Extension, Help: "Add the SYCL/program metadata property set"},
+	{ID: "exported_symbols", Prefixes: dd, Name: "emit-exported-symbols", Kind: optable.Flag, Flags: Extension, Help: "Add the SYCL/exported symbols property set"},
+	{ID: "no_verify", Prefixes: dd, Name: "no-spirv-val", Kind: optable.Flag, Flags: Extension, Hidden: true, Help: "Do not run spirv-val on generated images"},
+	{ID: "spirv_val", Prefixes: dd, Name: "spirv-val", Kind: optable.Flag, Flags: Extension, Help: "Validate each generated SPIR-V image with spirv-val"},
+	{ID: "spirv_ext", Prefixes: dd, Name: "spirv-ext=", Kind: optable.Joined, MetaVar: "<+ext,...>", Flags: Extension, Help: "SPIR-V extensions for the SPIR-V backend (llc --spirv-ext), e.g. +SPV_INTEL_function_pointers"},
+	{ID: "jobs", Prefixes: d1, Name: "j", Kind: optable.JoinedOrSeparate, MetaVar: "<n>", Flags: Extension, Help: "Number of parallel jobs (default: the number of CPUs; four times that with --ir-output-only, which mostly writes files)"},
+	{ID: "jobs_eq", Prefixes: dd, Name: "jobs=", Kind: optable.Joined, Alias: "jobs", Hidden: true, Flags: Extension},
+}
+
+var table = optable.MustNew(optionList)
+
+// SpecConstMode selects specialization-constant lowering.
+type SpecConstMode int
+
+const (
+	SpecConstNone SpecConstMode = iota
+	SpecConstNative
+	SpecConstEmulation
+	SpecConstDefault
+)
+
+// Options are sycl-linker's parsed options.
+type Options struct {
+	Inputs       []string
+	Output       string
+	Triple, Arch string
+	// DeviceLibs are resolved under LibraryPaths; DeviceLibsGiven tells an
+	// empty --device-libs= apart from none.
+	DeviceLibs      []string
+	DeviceLibsGiven bool
+	LibraryPaths    []string
+	Libraries       []string // -l names
+	DryRun          bool
+	Verbose         bool
+	SaveTemps       bool
+	PrintLinked     bool
+	SPIRVDumpDir    string
+	OclocOptions    string
+	OpenCLAOTOpts   string
+	Help, HelpAll   bool
+	Version         bool
+
+	SplitMode       split.Mode
+	SpecConst       SpecConstMode
+	IROutputOnly    bool
+	TextIR          bool
+	NoPropFiles     bool
+	NoSymFiles      bool
+	OutDir          string
+	PropJSON        bool
+	KernelsOnly     bool
+	ProgramMetadata bool
+	ExportedSymbols bool
+	SPIRVVal        bool
+	SPIRVExt        string
+	Jobs            int
+}
+
+// UsageError is a command-line error.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// ParseArgs parses a clang-sycl-linker command line (response files
+// already expanded).
+func ParseArgs(args []string) (*Options, error) {
+	parsed, err := table.Parse(args)
+	if err != nil {
+		var me *optable.MissingArgError
+		if errors.As(err, &me) {
+			return nil, &UsageError{Msg: fmt.Sprintf("argument to '%s' is missing (expected 1 value)", me.Spelling)}
+		}
+		return nil, err
+	}
+	o := &Options{}
+	for _, a := range parsed {
+		if a.Unknown {
+			return nil, &UsageError{Msg: fmt.Sprintf("unknown argument '%s'", a.Value())}
+		}
+		if a.IsInput() {
+			o.Inputs = append(o.Inputs, a.Value())
+			continue
+		}
+		v := a.Value()
+		switch a.Opt.ID {
+		case "help":
+			o.Help = true
+		case "help_hidden":
+			o.Help, o.HelpAll = true, true
+		case "version":
+			o.Version = true
+		case "o":
+			o.Output = v
+		case "triple":
+			o.Triple = v
+		case "arch":
+			o.Arch = v
+		case "device_libs":
+			o.DeviceLibsGiven = true
+			for _, l := range a.Values {
+				if l != "" {
+					o.DeviceLibs = append(o.DeviceLibs, l)
+				}
+			}
+		case "library_path":
+			o.LibraryPaths = append(o.LibraryPaths, v)
+		case "l":
+			o.Libraries = append(o.Libraries, v)
+		case "dry_run":
+			o.DryRun = true
+		case "v":
+			o.Verbose = true
+		case "save_temps":
+			o.SaveTemps = true
+		case "print_linked_module":
+			o.PrintLinked = true
+		case "spirv_dump":
+			o.SPIRVDumpDir = v
+		case "ocloc_options":
+			o.OclocOptions = v
+		case "opencl_aot_options":
+			o.OpenCLAOTOpts = v
+		case "split":
+			m, err := split.ParseMode(v)
+			if err != nil {
+				return nil, &UsageError{Msg: fmt.Sprintf("invalid value '%s' for --module-split-mode (none, kernel, source or auto)", v)}
+			}
+			o.SplitMode = m
+		case "spec_const":
+			switch v {
+			case "native":
+				o.SpecConst = SpecConstNative
+			case "emulation":
+				o.SpecConst = SpecConstEmulation
+			case "default":
+				o.SpecConst = SpecConstDefault
+			default:
+				return nil, &UsageError{Msg: fmt.Sprintf("invalid value '%s' for --spec-const (native, emulation or default)", v)}
+			}
+		case "ir_output_only":
+			o.IROutputOnly = true
+		case "S":
+			o.TextIR = true
+		case "no_props":
+			o.NoPropFiles = true
+		case "no_syms":
+			o.NoSymFiles = true
+		case "out_dir":
+			o.OutDir = v
+		case "prop_format":
+			switch v {
+			case "text":
+				o.PropJSON = false
+			case "json":
+				o.PropJSON = true
+			default:
+				return nil, &UsageError{Msg: fmt.Sprintf("invalid value '%s' for --properties-format (text or json)", v)}
+			}
+		case "kernels_only":
+			o.KernelsOnly = true
+		case "program_metadata":
+			o.ProgramMetadata = true
+		case "exported_symbols":
+			o.ExportedSymbols = true
+		case "spirv_ext":
+			o.SPIRVExt = v
+		case "spirv_val":
+			o.SPIRVVal = true
+		case "no_verify":
+			o.SPIRVVal = false
+		case "jobs":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return nil, &UsageError{Msg: fmt.Sprintf("invalid value '%s' for -j (a positive integer)", v)}
+			}
+			o.Jobs = n
+		}
+	}
+	return o, nil
+}
+
+// WriteHelp prints the option list in LLVM's --help layout.
+func WriteHelp(w io.Writer, tool string, all bool) {
+	fmt.Fprintf(w, "OVERVIEW: A utility that wraps around several steps required to link SYCL device files.\n"+
+		"This enables LLVM IR linking, post-linking and code generation for SYCL targets.\n\n"+
+		"USAGE: %s [options] <options to sycl link steps>\n\nOPTIONS:\n", tool)
+	type row struct{ spell, help string }
+	var rows []row
+	for _, o := range table.Options() {
+		if o.Alias != "" && o.Hidden || o.Hidden && !all {
+			continue
+		}
+		s := o.Spelling()
+		switch o.Kind {
+		case optable.Joined, optable.CommaJoined:
+			s += o.MetaVar
+		case optable.Separate, optable.JoinedOrSeparate:
+			s += " " + o.MetaVar
+		}
+		h := o.Help
+		if o.Flags&Extension != 0 {
+			h += " [offload-kit]"
+		}
+		rows = append(rows, row{s, h})
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		return strings.ToLower(strings.TrimLeft(rows[i].spell, "-")) < strings.ToLower(strings.TrimLeft(rows[j].spell, "-"))
+	})
+	for _, r := range rows {
+		if len(r.spell) <= 21 {
+			fmt.Fprintf(w, "  %-21s   %s\n", r.spell, r.help)
+		} else {
+			fmt.Fprintf(w, "  %s\n  %-21s   %s\n", r.spell, "", r.help)
+		}
+	}
+}
