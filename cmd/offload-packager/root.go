@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -33,12 +35,14 @@ func personality(argv0 string) string {
 
 // run is main without os.Exit, so tests can call it.
 func run(argv0 string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
 	switch personality(argv0) {
 	case "llvm-offload-binary", "clang-offload-packager":
-		env := &packager.Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Tool: argv0}
+		env := &packager.Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Tool: argv0, Ctx: ctx}
 		return cli.ExitCode(stderr, argv0, packager.OffloadBinaryMain(env, argv0, args))
 	case "clang-offload-bundler":
-		return runBundler(argv0, args, stdin, stdout, stderr)
+		return runBundler(ctx, argv0, args, stdin, stdout, stderr)
 	}
 	env := &packager.Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Tool: "offload-packager"}
 	root := newRootCmd(env, nil)
@@ -69,6 +73,7 @@ clang-offload-bundler, like that tool.`,
 		}
 		return real()
 	}
+	root.PersistentPreRun = func(cmd *cobra.Command, args []string) { env.Ctx = cmd.Context() }
 
 	create := &cobra.Command{
 		Use:                "create -o OUTPUT --image=file=F,triple=T,arch=A,kind=K [--image=...]...",
@@ -177,9 +182,9 @@ var errMissingOutput = errors.New("-o OUTPUT is required")
 
 // runBundler is the clang-offload-bundler personality: messages are
 // prefixed with argv[0] as typed, as the reference does.
-func runBundler(argv0 string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	env := &packager.Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Tool: argv0}
-	return cli.ExitCode(stderr, argv0, bundlerMain(context.Background(), env, argv0, args))
+func runBundler(ctx context.Context, argv0 string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	env := &packager.Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Tool: argv0, Ctx: ctx}
+	return cli.ExitCode(stderr, argv0, bundlerMain(env.Ctx, env, argv0, args))
 }
 
 // bundlerMain runs the bundler driver with the process environment (the

@@ -399,6 +399,14 @@ func (p *parser) multi(version uint32) ([]*Binary, error) {
 	return bins, nil
 }
 
+// Bounds on the compression ratio of a v3 body: code and data sections of
+// device images compress 3-20:1, zero-filled ones far better, so anything
+// beyond 256:1 on top of a 64 MiB allowance is treated as hostile.
+const (
+	maxRatio      = 256
+	maxRatioSlack = 64 << 20
+)
+
 // zstdMagic is the zstd frame magic LLVM's identify_magic recognises.
 var zstdMagic = []byte{0x28, 0xB5, 0x2F, 0xFD}
 
@@ -421,7 +429,15 @@ func (p *parser) inflate(size, infl uint64, maxInfl int64) ([]byte, error) {
 	}
 	comp := p.buf[entOff:size]
 	want := infl - entOff
-	out := make([]byte, entOff, entOff+min(want, 64<<20))
+	if want > maxRatioSlack+maxRatio*uint64(len(comp)) {
+		// A decompression bomb: no real device image compresses this well.
+		return nil, p.failf(32, format.ErrLimit, classParseFailed,
+			"inflated size 0x%x is implausible for 0x%x compressed bytes (more than %d:1 plus %d MiB)",
+			infl, len(comp), maxRatio, maxRatioSlack>>20)
+	}
+	// Size the buffer from what the compressed bytes can plausibly give and
+	// let it grow, rather than trusting the header's claim.
+	out := make([]byte, entOff, entOff+min(want, 4*uint64(len(comp))+1<<20))
 	copy(out, p.buf[:entOff])
 	le.PutUint64(out[8:], infl)
 	le.PutUint64(out[32:], 0)

@@ -34,15 +34,20 @@ func FromFile(f *os.File, name string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("is a directory")
+	}
+	if st.Mode()&(os.ModeDevice|os.ModeCharDevice) != 0 {
+		// /dev/zero and friends never end: refuse rather than read forever.
+		return nil, fmt.Errorf("not a regular file (a device)")
+	}
 	if !st.Mode().IsRegular() {
+		// Pipes and sockets end when their writer does.
 		b, err := io.ReadAll(f)
 		if err != nil {
 			return nil, err
 		}
 		return &File{Data: b, Name: name}, nil
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("is a directory")
 	}
 	size := st.Size()
 	if size == 0 {

@@ -44,10 +44,37 @@ func Stem(argv0 string) string {
 	return strings.TrimSuffix(b, filepath.Ext(b))
 }
 
-// PrintError writes "<tool>: error: <msg>\n".
+// PrintError writes "<tool>: error: <msg>\n" on one line: control
+// characters that came from an input (a member name with a newline, say)
+// are escaped so that the diagnostic stays a single line.
 func PrintError(w io.Writer, tool string, err error) {
-	fmt.Fprintf(w, "%s: error: %s\n", tool, err)
+	fmt.Fprintf(w, "%s: error: %s\n", tool, OneLine(err.Error()))
 }
+
+// OneLine escapes control characters (\n, \r, \t, others as \xNN).
+func OneLine(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case isControl(r):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
 // PrintWarning writes "<tool>: warning: <msg>\n".
 func PrintWarning(w io.Writer, tool string, msg string) {

@@ -2,6 +2,7 @@ package packager
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -87,10 +88,14 @@ func Create(env *Env, output string, images []string) error {
 		} else {
 			r = bytes.NewReader(p.data)
 		}
-		if _, err := offload.WriteV1(w, p.meta, r, p.size); err != nil {
+		if err := writeV1(env.ctx(), w, p.meta, r, p.size); err != nil {
 			out.Abort()
 			return err
 		}
+	}
+	if err := env.ctx().Err(); err != nil {
+		out.Abort()
+		return err
 	}
 	return out.Commit()
 }
@@ -124,4 +129,20 @@ func loadPayload(env *Env, name string) (payload, error) {
 		return payload{data: b, size: int64(len(b))}, nil
 	}
 	return payload{f: f, size: st.Size()}, nil
+}
+
+// writeV1 writes one v1 binary: the header, the streamed payload, and the
+// padding to the next multiple of 8 (the layout offload.WriteV1 writes),
+// cancellable between chunks.
+func writeV1(ctx context.Context, w io.Writer, meta *offload.Image, payload io.Reader, size int64) error {
+	hdr := offload.HeaderV1(meta, uint64(size))
+	if _, err := w.Write(hdr); err != nil {
+		return err
+	}
+	if err := copyN(ctx, w, payload, size); err != nil {
+		return err
+	}
+	var pad [8]byte
+	_, err := w.Write(pad[:(8-(int64(len(hdr))+size)%8)%8])
+	return err
 }

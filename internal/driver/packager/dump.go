@@ -77,6 +77,9 @@ func Dump(env *Env, opt DumpOptions) error {
 	var files []DumpFile
 	var firstErr error
 	for _, name := range opt.Files {
+		if err := env.ctx().Err(); err != nil {
+			return err
+		}
 		df, err := dumpFile(env, name, opt)
 		if opt.JSON {
 			if err != nil {
@@ -214,6 +217,9 @@ func dumpFile(env *Env, name string, opt DumpOptions) (DumpFile, error) {
 		}
 		fmt.Fprintf(env.Stderr, "%s: warning: '%s': %s\n", env.Tool, name, df.Warning)
 	default:
+		if !looksLikeHCF(in.data) {
+			return df, fmt.Errorf("'%s': The file was not recognized as a valid object file", name)
+		}
 		if f, err := hcf.Parse(in.data); err == nil && f.Root != nil && len(f.Root.Values)+len(f.Root.Children) > 0 {
 			emit(DumpObject{Name: name, Format: "hcf", Images: []DumpImage{}, Containers: []DumpNode{insp.hcfNode(f, in.data, int64(len(in.data)))}})
 			return df, nil

@@ -1,6 +1,7 @@
 package packager
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -57,7 +58,7 @@ func Embed(env *Env, opt EmbedOptions) error {
 			defer f.Close()
 			ra = f
 		}
-		readers = append(readers, ra)
+		readers = append(readers, ctxReaderAt{env.ctx(), ra})
 		sizes = append(sizes, int64(len(pk.data)))
 	}
 	out, err := atomicfile.Create(env.path(opt.Output), env.Stdout)
@@ -67,6 +68,10 @@ func Embed(env *Env, opt EmbedOptions) error {
 	if err := elfembed.Embed(out.Writer(), host.data, readers, sizes); err != nil {
 		out.Abort()
 		return fmt.Errorf("%s: %w", opt.Host, err)
+	}
+	if err := env.ctx().Err(); err != nil {
+		out.Abort()
+		return err
 	}
 	return out.Commit()
 }
@@ -101,16 +106,39 @@ func checkPackage(b []byte) error {
 		if size < 40 || size > uint64(len(rest)) {
 			return format.Errorf(int64(off+8), format.ErrTruncated, "size 0x%x does not fit in the %d bytes left", size, len(rest))
 		}
-		switch version {
-		case 1:
+		switch {
+		case version == 1 || version == 2 || version == 3 && len(rest) >= 40 && binary.LittleEndian.Uint64(rest[32:]) == 0:
+			// Uncompressed: check every entry and string.
 			if _, _, err := offload.Parse(rest[:size]); err != nil {
 				return err
 			}
-		case 2, 3:
+		case version == 3:
+			// Compressed: check the header without inflating the body.
+			if binary.LittleEndian.Uint64(rest[16:]) != 40 || binary.LittleEndian.Uint64(rest[24:]) == 0 {
+				return format.Errorf(int64(off+16), format.ErrCorrupt, "compressed binary with a bad entries offset or count")
+			}
+			// The same plausibility bound the reader applies before inflating.
+			if infl := binary.LittleEndian.Uint64(rest[32:]); infl > 64<<20+256*(size-40) {
+				return format.Errorf(int64(off+32), format.ErrLimit, "inflated size 0x%x is implausible for 0x%x compressed bytes", infl, size-40)
+			}
 		default:
 			return format.Errorf(int64(off+4), format.ErrVersion, "unsupported version %d", version)
 		}
 		off += int((size + 7) &^ 7)
 	}
 	return nil
+}
+
+// ctxReaderAt fails reads once ctx is cancelled, so a long embed stops at
+// the next chunk on SIGINT and its temporary output is removed.
+type ctxReaderAt struct {
+	ctx context.Context
+	r   io.ReaderAt
+}
+
+func (c ctxReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.ReadAt(p, off)
 }

@@ -5,6 +5,7 @@
 package packager
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/url"
@@ -26,6 +27,33 @@ type Env struct {
 	Tool string
 	// Dir is the directory relative outputs go to ("" = current directory).
 	Dir string
+	// Ctx cancels long copies (SIGINT/SIGTERM); nil means never.
+	Ctx context.Context
+}
+
+func (e *Env) ctx() context.Context {
+	if e.Ctx == nil {
+		return context.Background()
+	}
+	return e.Ctx
+}
+
+// copyN copies n bytes in chunks, checking for cancellation between them.
+// Each chunk still goes file-to-file (copy_file_range) when both ends are
+// files, so cancelling costs no speed.
+func copyN(ctx context.Context, w io.Writer, r io.Reader, n int64) error {
+	const chunk = 64 << 20
+	for n > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		m := min(n, chunk)
+		if _, err := io.CopyN(w, r, m); err != nil {
+			return err
+		}
+		n -= m
+	}
+	return ctx.Err()
 }
 
 func (e *Env) path(p string) string {

@@ -29,6 +29,9 @@ type ExtractOptions struct {
 	// OutDir is where extracted files go (default: the current directory).
 	// Names given with file= are relative to it too.
 	OutDir string
+	// LLVMMessages prints extraction failures exactly as llvm-offload-binary
+	// does (without naming the input); otherwise errors name the file.
+	LLVMMessages bool
 	// Strict22 keeps LLVM 22.1.8's behaviour of doing nothing when no
 	// --image is given (the llvm-offload-binary personality).
 	Strict22 bool
@@ -43,7 +46,10 @@ func Extract(env *Env, opt ExtractOptions) error {
 	defer in.Close()
 	bins, bufID, err := extractAll(env, in)
 	if err != nil {
-		return err
+		if opt.LLVMMessages {
+			return err
+		}
+		return fmt.Errorf("'%s': %w", opt.Input, err)
 	}
 	if opt.OutDir != "" {
 		e := *env
@@ -234,8 +240,7 @@ func writeImage(env *Env, in *input, name string, b *offload.Binary) error {
 			if f, err := os.Open(env.path(in.name)); err == nil {
 				defer f.Close()
 				if _, err := f.Seek(off, io.SeekStart); err == nil {
-					_, err = io.CopyN(w, f, int64(len(b.Image)))
-					return err
+					return copyN(env.ctx(), w, f, int64(len(b.Image)))
 				}
 			}
 		}

@@ -89,10 +89,34 @@ func (in *inspector) contents(data []byte, depth int) []DumpNode {
 		}
 		return in.sections(obj, depth)
 	}
-	if f, err := hcf.Parse(data); err == nil && f.Root != nil && len(f.Root.Values)+len(f.Root.Children) > 0 {
-		return []DumpNode{in.hcfNode(f, data, int64(len(data)))}
+	if looksLikeHCF(data) {
+		if f, err := hcf.Parse(data); err == nil && f.Root != nil && len(f.Root.Values)+len(f.Root.Children) > 0 {
+			return []DumpNode{in.hcfNode(f, data, int64(len(data)))}
+		}
 	}
 	return nil
+}
+
+// looksLikeHCF is a cheap test before parsing: HCF has no magic, but it
+// starts with a printable "key=value" line (AdaptiveCpp writes
+// "object-id=..." first). It keeps the inspector from scanning every large
+// binary image as text.
+func looksLikeHCF(data []byte) bool {
+	head := data[:min(len(data), 256)]
+	nl := bytes.IndexByte(head, '\n')
+	if nl <= 0 {
+		return false
+	}
+	eq := bytes.IndexByte(head[:nl], '=')
+	if eq <= 0 {
+		return false
+	}
+	for _, c := range head[:nl] {
+		if c < 0x20 && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 func (in *inspector) bundles(data []byte, depth int) []DumpNode {

@@ -104,5 +104,5 @@ func OffloadBinaryMain(env *Env, argv0 string, args []string) error {
 	case hasOut:
 		return Create(env, output, r.All("image"))
 	}
-	return Extract(env, ExtractOptions{Input: r.Positional[0], Images: r.All("image"), Archive: r.Bool("archive")})
+	return Extract(env, ExtractOptions{Input: r.Positional[0], Images: r.All("image"), Archive: r.Bool("archive"), LLVMMessages: true})
 }
