@@ -15,6 +15,7 @@ import (
 	"github.com/offload-kit/offload-kit/internal/cli"
 	"github.com/offload-kit/offload-kit/internal/driver/bundler"
 	"github.com/offload-kit/offload-kit/internal/driver/packager"
+	"github.com/offload-kit/offload-kit/internal/phase"
 )
 
 // personality returns which LLVM tool argv[0] names, tolerating version
@@ -37,14 +38,21 @@ func personality(argv0 string) string {
 func run(argv0 string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	// The LLVM personalities take no -v of their own: OFFLOAD_KIT_VERBOSE=1
+	// asks them for the phase summary.
+	var timer *phase.Timer
+	if os.Getenv("OFFLOAD_KIT_VERBOSE") == "1" {
+		timer = phase.New(time.Now)
+		defer timer.Print(stderr, cli.Stem(argv0))
+	}
 	switch personality(argv0) {
 	case "llvm-offload-binary", "clang-offload-packager":
-		env := &packager.Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Tool: argv0, Ctx: ctx}
+		env := &packager.Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Tool: argv0, Ctx: ctx, Phases: timer}
 		return cli.ExitCode(stderr, argv0, packager.OffloadBinaryMain(env, argv0, args))
 	case "clang-offload-bundler":
 		return runBundler(ctx, argv0, args, stdin, stdout, stderr)
 	}
-	env := &packager.Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Tool: "offload-packager"}
+	env := &packager.Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Tool: "offload-packager", Phases: timer}
 	root := newRootCmd(env, nil)
 	root.SetOut(stdout)
 	root.SetIn(stdin)
@@ -73,7 +81,19 @@ clang-offload-bundler, like that tool.`,
 		}
 		return real()
 	}
-	root.PersistentPreRun = func(cmd *cobra.Command, args []string) { env.Ctx = cmd.Context() }
+	var verbose bool
+	root.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false, "print a phase summary (wall time per phase) on stderr")
+	root.PersistentPreRun = func(cmd *cobra.Command, args []string) {
+		env.Ctx = cmd.Context()
+		if verbose && env.Phases == nil {
+			env.Phases = phase.New(time.Now)
+		}
+	}
+	root.PersistentPostRun = func(cmd *cobra.Command, args []string) {
+		if verbose {
+			env.Phases.Print(env.Stderr, "offload-packager")
+		}
+	}
 
 	create := &cobra.Command{
 		Use:                "create -o OUTPUT --image=file=F,triple=T,arch=A,kind=K [--image=...]...",

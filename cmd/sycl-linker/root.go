@@ -5,12 +5,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/offload-kit/offload-kit/internal/cli"
 	"github.com/offload-kit/offload-kit/internal/cli/optable"
 	"github.com/offload-kit/offload-kit/internal/driver/sycllink"
+	"github.com/offload-kit/offload-kit/internal/phase"
 	"github.com/offload-kit/offload-kit/internal/run"
 )
 
@@ -73,6 +75,10 @@ for the option list; see docs/sycl-linker.md.`,
 			}
 			if rf != nil {
 				return rf(o)
+			}
+			if o.Verbose || os.Getenv("OFFLOAD_KIT_VERBOSE") == "1" {
+				env.Phases = phase.New(time.Now)
+				defer env.Phases.Print(cmd.ErrOrStderr(), tool)
 			}
 			return sycllink.Run(cmd.Context(), o, env)
 		},

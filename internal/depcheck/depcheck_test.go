@@ -76,7 +76,7 @@ func level(pkg string) int {
 		return 1
 	case strings.HasPrefix(pkg, "format/"), pkg == "hcf", pkg == "elfembed":
 		return 2
-	case pkg == "internal/run", pkg == "internal/workdir", pkg == "internal/atomicfile", pkg == "internal/objw", pkg == "internal/cache":
+	case pkg == "internal/run", pkg == "internal/workdir", pkg == "internal/atomicfile", pkg == "internal/phase", pkg == "internal/objw", pkg == "internal/cache":
 		return 2
 	case pkg == "split", pkg == "internal/wrap", pkg == "internal/scan":
 		return 3

@@ -16,6 +16,7 @@ import (
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/offload"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
+	"github.com/offload-kit/offload-kit/internal/phase"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/workdir"
 	"github.com/offload-kit/offload-kit/split"
@@ -34,6 +35,8 @@ type Env struct {
 	TempRoot string
 	// CPUs is the default for -j (runtime.NumCPU when 0).
 	CPUs int
+	// Phases times the run for the -v summary; nil records nothing.
+	Phases *phase.Timer
 }
 
 // ImageKind of the images written: SPIR-V images are IMG_SPIRV (6), as
@@ -320,6 +323,7 @@ func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) er
 		libs = append(libs, p)
 	}
 	// 1. link (a single bitcode file needs no linking)
+	endLink := d.env.Phases.Begin("link", "")
 	linked := ""
 	if len(inputs) == 1 && isBitcodeFile(inputs[0]) {
 		linked = inputs[0]
@@ -346,8 +350,10 @@ func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) er
 		fmt.Fprintf(d.env.Stderr, "sycl-device-link: inputs: %s libfiles: %s output: %s\n",
 			strings.Join(inputs, ", "), strings.Join(libs, ", "), linked)
 	}
+	endLink()
 	// 2. model
 	// the text goes to a file that is mapped, not to a growing buffer
+	endModel := d.env.Phases.Begin("read module", "llvm-dis + parse")
 	llName, err := d.work.Name(d.stem()+"-linked", "ll")
 	if err != nil {
 		return err
@@ -379,16 +385,22 @@ func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) er
 	if err != nil {
 		return err
 	}
+	endModel()
+	endSplit := d.env.Phases.Begin("split", "")
 	sopts := split.Options{Mode: o.SplitMode, KernelsOnly: o.KernelsOnly, Origin: origin}
 	parts := m.Split(sopts)
+	endSplit(fmt.Sprintf("%d module(s)", len(parts)))
 	if o.IROutputOnly {
 		d.stage = &stager{}
 		defer d.stage.abort() // no-op after commit
 	}
+	endEmit := d.env.Phases.Begin("emit + codegen", "per module, in parallel")
 	results, err := d.emitParts(ctx, m, parts)
+	endEmit()
 	if err != nil {
 		return err
 	}
+	defer d.env.Phases.Begin("write outputs", "")()
 	return finish(d, results)
 }
 

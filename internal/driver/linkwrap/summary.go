@@ -3,62 +3,29 @@ package linkwrap
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/offload-kit/offload-kit/internal/cache"
+	"github.com/offload-kit/offload-kit/internal/phase"
 )
 
 // summary records phase durations for the --wrapper-verbose table
-// (issue 7 part 4). With a nil clock nothing is recorded.
-type summary struct {
-	now  func() time.Time
-	mu   sync.Mutex
-	seq  int
-	rows []phaseRow
-}
+// (issue 7 part 4), on the shared phase timer; with a nil clock nothing is
+// recorded.
+type summary struct{ *phase.Timer }
 
-type phaseRow struct {
-	seq          int
-	name, detail string
-	dur          time.Duration
-	note         string // cache outcome of a device link
-}
+func newSummary(now func() time.Time) *summary { return &summary{phase.New(now)} }
 
-func newSummary(now func() time.Time) *summary { return &summary{now: now} }
+func (s *summary) begin(name, detail string) func(note ...string) { return s.Begin(name, detail) }
 
-// begin opens a phase; the returned func closes it, with an optional note.
-func (s *summary) begin(name, detail string) func(note ...string) {
-	if s.now == nil {
-		return func(...string) {}
-	}
-	s.mu.Lock()
-	seq := s.seq
-	s.seq++
-	s.mu.Unlock()
-	b := s.now()
-	return func(note ...string) {
-		r := phaseRow{seq: seq, name: name, detail: detail, dur: s.now().Sub(b)}
-		if len(note) > 0 {
-			r.note = note[0]
-		}
-		s.mu.Lock()
-		s.rows = append(s.rows, r)
-		s.mu.Unlock()
-	}
-}
-
-// DevicePhase is the wall time of all device links (cache lookups
+// devicePhase is the wall time of all device links (cache lookups
 // included); 0 when not measured.
 func (s *summary) devicePhase() time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, r := range s.rows {
-		if r.name == "device links" {
-			return r.dur
+	for _, r := range s.Rows() {
+		if r.Name == "device links" {
+			return r.Dur
 		}
 	}
 	return 0
@@ -71,79 +38,61 @@ func (d *driver) phase(traceName, phaseName string) func() {
 	return func() { endS(); endT() }
 }
 
-func ms(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e6, 'f', 1, 64) + " ms" }
-
-// print writes the phase table and the cache statistics.
+// print writes the phase table, with the device links grouped before the
+// bundle/wrap/host-link phases and their cache outcomes counted, then the
+// cache statistics.
 func (s *summary) print(w io.Writer, prog string, c *cache.Cache) {
-	s.mu.Lock()
-	rows := append([]phaseRow(nil), s.rows...)
-	s.mu.Unlock()
-	sort.Slice(rows, func(i, j int) bool { return rows[i].seq < rows[j].seq })
-	var links []phaseRow
-	var agg *phaseRow
-	var other []phaseRow
+	var links, other []phase.Row
+	var agg, total *phase.Row
+	rows := s.Rows()
 	for i := range rows {
-		switch rows[i].name {
+		switch rows[i].Name {
 		case "device link":
 			links = append(links, rows[i])
 		case "device links":
 			agg = &rows[i]
+		case "total":
+			total = &rows[i]
 		default:
 			other = append(other, rows[i])
 		}
 	}
 	fmt.Fprintf(w, "%s: phase summary (wall time)\n", prog)
-	line := func(name, detail string, d time.Duration, note string) {
-		label := name
-		if detail != "" {
-			label += " " + detail
-		}
-		l := fmt.Sprintf("  %-52s %12s", label, ms(d))
-		if note != "" {
-			l += "  " + note
-		}
-		fmt.Fprintln(w, l)
-	}
 	emitLinks := func() {
 		hits, misses := 0, 0
 		for _, r := range links {
 			note := ""
 			switch {
-			case strings.HasPrefix(r.note, "hit"):
+			case strings.HasPrefix(r.Note, "hit"):
 				hits++
-				note = "cache " + r.note
-			case r.note == "miss":
+				note = "cache " + r.Note
+			case r.Note == "miss":
 				misses++
 				note = "cache miss"
 			}
-			line("device link", r.detail, r.dur, note)
+			phase.Line(w, "device link", r.Detail, r.Dur, note)
 		}
 		if agg != nil {
 			note := fmt.Sprintf("%d group(s)", len(links))
 			if c != nil {
 				note += fmt.Sprintf(", %d cache hit(s), %d miss(es)", hits, misses)
 			}
-			line("device phase", "", agg.dur, note)
+			phase.Line(w, "device phase", "", agg.Dur, note)
 		}
 	}
 	done := false
-	var total *phaseRow
-	for i, r := range other {
-		if r.name == "total" {
-			total = &other[i]
-			continue
-		}
-		if !done && (r.name == "bundle" || r.name == "wrap" || r.name == "host link") {
+	for _, r := range other {
+		if !done && (r.Name == "bundle" || r.Name == "wrap" || r.Name == "host link") {
 			emitLinks()
 			done = true
 		}
-		line(r.name, r.detail, r.dur, "")
+		phase.Line(w, r.Name, r.Detail, r.Dur, "")
 	}
 	if !done {
 		emitLinks()
 	}
 	if total != nil {
-		line("total", "", total.dur, "")
+		phase.Line(w, "total", "", total.Dur, "")
 	}
 	if c != nil {
 		fmt.Fprintf(w, "%s: %s\n", prog, c.Stats().String())

@@ -31,6 +31,7 @@ type payload struct {
 // does not grow with image size. Nothing is written unless every input
 // could be opened.
 func Create(env *Env, output string, images []string) error {
+	endRead := env.Phases.Begin("open inputs", "")
 	var loads []payload
 	defer func() {
 		for _, p := range loads {
@@ -76,6 +77,8 @@ func Create(env *Env, output string, images []string) error {
 			loads = append(loads, p)
 		}
 	}
+	endRead()
+	defer env.Phases.Begin("write", output)()
 	out, err := atomicfile.Create(env.path(output), env.Stdout)
 	if err != nil {
 		return errors.New(errText(err))

@@ -80,7 +80,9 @@ func Dump(env *Env, opt DumpOptions) error {
 		if err := env.ctx().Err(); err != nil {
 			return err
 		}
+		end := env.Phases.Begin("dump", name)
 		df, err := dumpFile(env, name, opt)
+		end()
 		if opt.JSON {
 			if err != nil {
 				df.Error = err.Error()

@@ -61,6 +61,7 @@ func Embed(env *Env, opt EmbedOptions) error {
 		readers = append(readers, ctxReaderAt{env.ctx(), ra})
 		sizes = append(sizes, int64(len(pk.data)))
 	}
+	defer env.Phases.Begin("rewrite", opt.Host)()
 	out, err := atomicfile.Create(env.path(opt.Output), env.Stdout)
 	if err != nil {
 		return fmt.Errorf("%s: %s", opt.Output, errText(err))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/internal/cli/diag"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
+	"github.com/offload-kit/offload-kit/internal/phase"
 )
 
 // Env is everything a command may touch outside its arguments.
@@ -29,6 +30,8 @@ type Env struct {
 	Dir string
 	// Ctx cancels long copies (SIGINT/SIGTERM); nil means never.
 	Ctx context.Context
+	// Phases times the run for the -v summary; nil records nothing.
+	Phases *phase.Timer
 }
 
 func (e *Env) ctx() context.Context {

@@ -44,7 +44,10 @@ func Extract(env *Env, opt ExtractOptions) error {
 		return fmt.Errorf("'%s': %s", opt.Input, errText(err))
 	}
 	defer in.Close()
+	endScan := env.Phases.Begin("scan", opt.Input)
 	bins, bufID, err := extractAll(env, in)
+	endScan()
+	defer env.Phases.Begin("write images", "")()
 	if err != nil {
 		if opt.LLVMMessages {
 			return err
