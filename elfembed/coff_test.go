@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestCOFFRemoveAndRename removes the embedded section from clang's output
@@ -20,9 +23,9 @@ func TestCOFFRemoveAndRename(t *testing.T) {
 			out := rewriteBytes(t, readFile(t, "emb-"+tgt+".o"), Edit{Remove: []string{".llvm.offloading"}})
 			p := writeTemp(t, dir, "rm-"+tgt+".o", out)
 			o, err := Parse(out)
-			noErr(t, err)
-			eq(t, 0, len(o.OffloadSections()))
-			eq(t, stripCOFFSyms(runTool(t, "", ro, "--symbols", "-r", filepath.Join("testdata", "hello-"+tgt+".o"))),
+			require.NoError(t, err)
+			assert.Equal(t, 0, len(o.OffloadSections()))
+			assert.Equal(t, stripCOFFSyms(runTool(t, "", ro, "--symbols", "-r", filepath.Join("testdata", "hello-"+tgt+".o"))),
 				stripCOFFSyms(runTool(t, "", ro, "--symbols", "-r", p)))
 
 			main, counter := "main", "counter"
@@ -36,14 +39,14 @@ func TestCOFFRemoveAndRename(t *testing.T) {
 			p = writeTemp(t, dir, "ren-"+tgt+".o", out)
 			s := runTool(t, "", ro, "--symbols", "-r", "--sections", p)
 			for _, want := range []string{"Name: .text$renamed_long", "Name: .llvm.offloading.relocatable", "Name: a_much_longer_main_name", "Name: cnt\n"} {
-				isTrue(t, strings.Contains(s, want), "missing %q in\n%s", want, s)
+				assert.True(t, strings.Contains(s, want), "missing %q in\n%s", want, s)
 			}
 			o, err = Parse(out)
-			noErr(t, err)
-			eq(t, 1, len(o.OffloadSections()))
-			eq(t, readFile(t, "pkg.out"), o.OffloadSections()[0].Data)
+			require.NoError(t, err)
+			assert.Equal(t, 1, len(o.OffloadSections()))
+			assert.Equal(t, readFile(t, "pkg.out"), o.OffloadSections()[0].Data)
 			dump := runTool(t, "", tool(t, "llvm-objdump"), "--offloading", p)
-			eq(t, 1, strings.Count(dump, "OFFLOADING IMAGE"), dump)
+			assert.Equal(t, 1, strings.Count(dump, "OFFLOADING IMAGE"), dump)
 		})
 	}
 }
@@ -112,38 +115,38 @@ func TestBigobj(t *testing.T) {
 			big := toBigobj(t, reg)
 			p := writeTemp(t, dir, "big-"+tgt+".o", big)
 			// The oracle accepts our converted file and sees the same symbols.
-			eq(t, stripCOFFSyms(runTool(t, "", ro, "--symbols", "-r", filepath.Join("testdata", "emb-"+tgt+".o"))),
+			assert.Equal(t, stripCOFFSyms(runTool(t, "", ro, "--symbols", "-r", filepath.Join("testdata", "emb-"+tgt+".o"))),
 				stripCOFFSyms(runTool(t, "", ro, "--symbols", "-r", p)))
 
 			ro1, err := Parse(reg)
-			noErr(t, err)
+			require.NoError(t, err)
 			bo, err := Parse(big)
-			noErr(t, err)
-			eq(t, len(ro1.Sections), len(bo.Sections))
+			require.NoError(t, err)
+			assert.Equal(t, len(ro1.Sections), len(bo.Sections))
 			for i := range ro1.Sections {
-				eq(t, ro1.Sections[i].Name, bo.Sections[i].Name)
-				eq(t, ro1.Sections[i].Data, bo.Sections[i].Data)
-				eq(t, ro1.Sections[i].Flags, bo.Sections[i].Flags)
+				assert.Equal(t, ro1.Sections[i].Name, bo.Sections[i].Name)
+				assert.Equal(t, ro1.Sections[i].Data, bo.Sections[i].Data)
+				assert.Equal(t, ro1.Sections[i].Flags, bo.Sections[i].Flags)
 			}
 
 			// Embed into bigobj: concatenates, symbols intact.
 			out := embedBytes(t, big, readFile(t, "pkg2.out"))
 			q := writeTemp(t, dir, "bigemb-"+tgt+".o", out)
 			dump := runTool(t, "", tool(t, "llvm-objdump"), "--offloading", q)
-			eq(t, 2, strings.Count(dump, "OFFLOADING IMAGE"), dump)
-			eq(t, secSymAux(t, runTool(t, "", ro, "--symbols", filepath.Join("testdata", "emb2-"+tgt+".o"))), secSymAux(t, runTool(t, "", ro, "--symbols", q)))
+			assert.Equal(t, 2, strings.Count(dump, "OFFLOADING IMAGE"), dump)
+			assert.Equal(t, secSymAux(t, runTool(t, "", ro, "--symbols", filepath.Join("testdata", "emb2-"+tgt+".o"))), secSymAux(t, runTool(t, "", ro, "--symbols", q)))
 			// Removing it again gives the plain object's symbols.
 			out = rewriteBytes(t, toBigobj(t, readFile(t, "emb2-"+tgt+".o")), Edit{Remove: []string{".llvm.offloading"}})
 			q = writeTemp(t, dir, "bigrm-"+tgt+".o", out)
-			eq(t, stripCOFFSyms(runTool(t, "", ro, "--symbols", "-r", filepath.Join("testdata", "hello-"+tgt+".o"))),
+			assert.Equal(t, stripCOFFSyms(runTool(t, "", ro, "--symbols", "-r", filepath.Join("testdata", "hello-"+tgt+".o"))),
 				stripCOFFSyms(runTool(t, "", ro, "--symbols", "-r", q)))
 			// Adding a new section to a bigobj.
 			out = rewriteBytes(t, big, Edit{Add: []NewSection{{Name: "__CLANG_OFFLOAD_BUNDLE__host-x86_64", Flags: 0x40000840, Align: 1, Data: strings.NewReader("\x00"), Size: 1}}})
 			o, err := Parse(out)
-			noErr(t, err)
+			require.NoError(t, err)
 			s := o.Section("__CLANG_OFFLOAD_BUNDLE__host-x86_64")
-			isTrue(t, s != nil)
-			eq(t, []byte{0}, s.Data)
+			assert.True(t, s != nil)
+			assert.Equal(t, []byte{0}, s.Data)
 			q = writeTemp(t, dir, "bigadd-"+tgt+".o", out)
 			runTool(t, "", ro, "--sections", "--symbols", q)
 		})
@@ -163,12 +166,12 @@ func TestCOFFLinks(t *testing.T) {
 		runTool(t, dir, lld, "/dll", "/noentry", "/nodefaultlib", "/force:unresolved", "/out:"+tgt+".dll", tgt+".o")
 		img := readFileAbs(t, filepath.Join(dir, tgt+".dll"))
 		o, err := Parse(img)
-		noErr(t, err)
-		eq(t, COFF, o.Format)
-		eq(t, 0, len(o.OffloadSections()))
+		require.NoError(t, err)
+		assert.Equal(t, COFF, o.Format)
+		assert.Equal(t, 0, len(o.OffloadSections()))
 		checkAgainstStdlib(t, img, o)
-		isTrue(t, o.Section(".text") != nil)
+		assert.True(t, o.Section(".text") != nil)
 		// Images are read, not rewritten.
-		isTrue(t, Rewrite(io.Discard, img, Edit{}) != nil)
+		assert.True(t, Rewrite(io.Discard, img, Edit{}) != nil)
 	}
 }

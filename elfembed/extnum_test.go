@@ -6,6 +6,9 @@ import (
 	"encoding/binary"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // manySections builds a minimal little-endian ELF64 ET_REL with n
@@ -63,28 +66,28 @@ func TestExtendedSectionNumbering(t *testing.T) {
 	const n = 0xff05
 	in := manySections(n)
 	o, err := Parse(in)
-	noErr(t, err)
-	eq(t, n, len(o.Sections))
-	eq(t, ".shstrtab", o.Sections[n-1].Name)
-	eq(t, ".a", o.Sections[1].Name)
+	require.NoError(t, err)
+	assert.Equal(t, n, len(o.Sections))
+	assert.Equal(t, ".shstrtab", o.Sections[n-1].Name)
+	assert.Equal(t, ".a", o.Sections[1].Name)
 
 	out := embedBytes(t, in, readFile(t, "pkg.out"))
 	o, err = Parse(out)
-	noErr(t, err)
-	eq(t, n+1, len(o.Sections))
-	eq(t, 1, len(o.OffloadSections()))
+	require.NoError(t, err)
+	assert.Equal(t, n+1, len(o.Sections))
+	assert.Equal(t, 1, len(o.OffloadSections()))
 	f, err := elf.NewFile(bytes.NewReader(out))
-	noErr(t, err)
-	eq(t, n+1, len(f.Sections))
-	eq(t, ".llvm.offloading", f.Sections[n].Name)
+	require.NoError(t, err)
+	assert.Equal(t, n+1, len(f.Sections))
+	assert.Equal(t, ".llvm.offloading", f.Sections[n].Name)
 
 	// Dropping ten sections goes back below SHN_LORESERVE: plain numbering.
 	small := rewriteBytes(t, out, Edit{Remove: []string{".a"}})
-	eq(t, uint16(n+1-10), binary.LittleEndian.Uint16(small[60:]))
-	eq(t, uint16(n-1-10), binary.LittleEndian.Uint16(small[62:]))
+	assert.Equal(t, uint16(n+1-10), binary.LittleEndian.Uint16(small[60:]))
+	assert.Equal(t, uint16(n-1-10), binary.LittleEndian.Uint16(small[62:]))
 	o, err = Parse(small)
-	noErr(t, err)
-	eq(t, ".shstrtab", o.Sections[n-11].Name)
+	require.NoError(t, err)
+	assert.Equal(t, ".shstrtab", o.Sections[n-11].Name)
 
 	if testing.Short() {
 		return
@@ -92,6 +95,6 @@ func TestExtendedSectionNumbering(t *testing.T) {
 	re := tool(t, "llvm-readelf")
 	p := writeTemp(t, t.TempDir(), "many.o", out)
 	h := runTool(t, "", re, "-h", p)
-	isTrue(t, strings.Contains(h, "Number of section headers:         0 (65286)"), h)
-	isTrue(t, strings.Contains(h, "Section header string table index: 65535 (65284)"), h)
+	assert.True(t, strings.Contains(h, "Number of section headers:         0 (65286)"), h)
+	assert.True(t, strings.Contains(h, "Section header string table index: 65535 (65284)"), h)
 }

@@ -11,19 +11,21 @@ import (
 	"testing"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func readFile(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
-	noErr(t, err)
+	require.NoError(t, err)
 	return b
 }
 
 func objectFixtures(t testing.TB) []string {
 	t.Helper()
 	m, err := filepath.Glob("testdata/*.o")
-	noErr(t, err)
+	require.NoError(t, err)
 	if len(m) == 0 {
 		t.Fatal("no fixtures")
 	}
@@ -39,7 +41,7 @@ func TestParseFixtures(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			buf := readFile(t, name)
 			o, err := Parse(buf)
-			noErr(t, err)
+			require.NoError(t, err)
 			checkAgainstStdlib(t, buf, o)
 			var want []byte
 			switch {
@@ -50,22 +52,22 @@ func TestParseFixtures(t *testing.T) {
 			}
 			off := o.OffloadSections()
 			if want == nil {
-				eq(t, 0, len(off))
+				assert.Equal(t, 0, len(off))
 				return
 			}
 			if len(off) != 1 {
 				t.Fatalf("%d offload sections", len(off))
 			}
 			s := off[0]
-			eq(t, ".llvm.offloading", s.Name)
-			eq(t, want, s.Data)
-			eq(t, uint64(8), s.Align)
+			assert.Equal(t, ".llvm.offloading", s.Name)
+			assert.Equal(t, want, s.Data)
+			assert.Equal(t, uint64(8), s.Align)
 			if o.Format == ELF {
-				eq(t, uint32(SHT_LLVM_OFFLOADING), s.Type)
-				eq(t, uint64(shfExclude), s.Flags)
-				eq(t, uint16(etRel), o.Type)
+				assert.Equal(t, uint32(SHT_LLVM_OFFLOADING), s.Type)
+				assert.Equal(t, uint64(shfExclude), s.Flags)
+				assert.Equal(t, uint16(etRel), o.Type)
 			} else {
-				eq(t, uint64(0x02400800), s.Flags)
+				assert.Equal(t, uint64(0x02400800), s.Flags)
 			}
 		})
 	}
@@ -77,24 +79,24 @@ func checkAgainstStdlib(t *testing.T, buf []byte, o *Object) {
 	switch o.Format {
 	case ELF:
 		f, err := elf.NewFile(bytes.NewReader(buf))
-		noErr(t, err)
-		eq(t, len(f.Sections), len(o.Sections))
-		eq(t, uint16(f.Machine), o.Machine)
-		eq(t, f.ByteOrder, o.ByteOrder)
+		require.NoError(t, err)
+		assert.Equal(t, len(f.Sections), len(o.Sections))
+		assert.Equal(t, uint16(f.Machine), o.Machine)
+		assert.Equal(t, f.ByteOrder, o.ByteOrder)
 		for i, s := range f.Sections {
 			g := o.Sections[i]
-			eq(t, s.Name, g.Name)
-			eq(t, uint32(s.Type), g.Type)
-			eq(t, uint64(s.Flags), g.Flags)
-			eq(t, s.Addralign, g.Align)
+			assert.Equal(t, s.Name, g.Name)
+			assert.Equal(t, uint32(s.Type), g.Type)
+			assert.Equal(t, uint64(s.Flags), g.Flags)
+			assert.Equal(t, s.Addralign, g.Align)
 			if i == 0 {
 				continue
 			}
-			eq(t, int64(s.Offset), g.Offset)
-			eq(t, int64(s.FileSize), g.Size)
+			assert.Equal(t, int64(s.Offset), g.Offset)
+			assert.Equal(t, int64(s.FileSize), g.Size)
 			if s.Type != elf.SHT_NOBITS {
 				d, err := s.Data()
-				noErr(t, err)
+				require.NoError(t, err)
 				if !bytes.Equal(d, g.Data) && !(len(d) == 0 && len(g.Data) == 0) {
 					t.Errorf("section %s data differs", s.Name)
 				}
@@ -104,14 +106,14 @@ func checkAgainstStdlib(t *testing.T, buf []byte, o *Object) {
 		}
 	case COFF:
 		f, err := pe.NewFile(bytes.NewReader(buf))
-		noErr(t, err)
-		eq(t, f.Machine, o.Machine)
-		eq(t, len(f.Sections), len(o.Sections))
+		require.NoError(t, err)
+		assert.Equal(t, f.Machine, o.Machine)
+		assert.Equal(t, len(f.Sections), len(o.Sections))
 		for i, s := range f.Sections {
 			g := o.Sections[i]
-			eq(t, s.Name, g.Name)
-			eq(t, uint64(s.Characteristics), g.Flags)
-			eq(t, int64(s.Size), g.Size)
+			assert.Equal(t, s.Name, g.Name)
+			assert.Equal(t, uint64(s.Characteristics), g.Flags)
+			assert.Equal(t, int64(s.Size), g.Size)
 		}
 	}
 }
@@ -150,9 +152,10 @@ func TestParseErrors(t *testing.T) {
 			if err == nil {
 				t.Fatal("no error")
 			}
-			isTrue(t, o == nil)
-			isTrue(t, errors.Is(err, tt.err), "%v", err)
-			errAs[*format.FormatError](t, err)
+			assert.True(t, o == nil)
+			assert.True(t, errors.Is(err, tt.err), "%v", err)
+			var fe *format.FormatError
+			require.ErrorAs(t, err, &fe)
 		})
 	}
 }

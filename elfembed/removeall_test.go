@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestRemoveEachSectionMatchesObjcopy removes every section of a few
@@ -22,7 +25,7 @@ func TestRemoveEachSectionMatchesObjcopy(t *testing.T) {
 	for _, fix := range fixtures {
 		in := readFile(t, fix)
 		o, err := Parse(in)
-		noErr(t, err)
+		require.NoError(t, err)
 		dir := t.TempDir()
 		seen := map[string]bool{}
 		for _, s := range o.Sections[1:] {
@@ -44,7 +47,7 @@ func TestRemoveEachSectionMatchesObjcopy(t *testing.T) {
 				continue
 			}
 			got := writeTemp(t, dir, "got.o", []byte(buf.String()))
-			eq(t, elfDump(t, want), elfDump(t, got), "%s -%s", fix, s.Name)
+			assert.Equal(t, elfDump(t, want), elfDump(t, got), "%s -%s", fix, s.Name)
 		}
 	}
 }
@@ -60,7 +63,7 @@ func TestCOFFRemoveEachSectionMatchesObjcopy(t *testing.T) {
 	const fix = "cxx-x86_64-pc-windows-msvc.o"
 	in := readFile(t, fix)
 	o, err := Parse(in)
-	noErr(t, err)
+	require.NoError(t, err)
 	dir := t.TempDir()
 	seen := map[string]bool{}
 	dump := func(p string) string {
@@ -86,7 +89,7 @@ func TestCOFFRemoveEachSectionMatchesObjcopy(t *testing.T) {
 			continue
 		}
 		got := writeTemp(t, dir, "got.o", []byte(buf.String()))
-		eq(t, dump(want), dump(got), "-%s", s.Name)
+		assert.Equal(t, dump(want), dump(got), "-%s", s.Name)
 	}
 }
 

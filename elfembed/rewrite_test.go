@@ -10,6 +10,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const llvmBin = "/usr/lib/llvm-22/bin"
@@ -46,21 +49,21 @@ func embedBytes(t testing.TB, host []byte, payloads ...[]byte) []byte {
 		sz = append(sz, int64(len(p)))
 	}
 	var out bytes.Buffer
-	noErr(t, Embed(&out, host, rs, sz))
+	require.NoError(t, Embed(&out, host, rs, sz))
 	return out.Bytes()
 }
 
 func rewriteBytes(t testing.TB, in []byte, e Edit) []byte {
 	t.Helper()
 	var out bytes.Buffer
-	noErr(t, Rewrite(&out, in, e))
+	require.NoError(t, Rewrite(&out, in, e))
 	return out.Bytes()
 }
 
 func writeTemp(t testing.TB, dir, name string, b []byte) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
-	noErr(t, os.WriteFile(p, b, 0o644))
+	require.NoError(t, os.WriteFile(p, b, 0o644))
 	return p
 }
 
@@ -114,38 +117,38 @@ func TestEmbedMatchesClang(t *testing.T) {
 			host := readFile(t, "hello-"+tgt+".o")
 			out := embedBytes(t, host, pkg, pkg2)
 			p := writeTemp(t, dir, "out-"+tgt+".o", out)
-			eq(t, offloadSectionDesc(t, filepath.Join("testdata", "emb2-"+tgt+".o"), coff), offloadSectionDesc(t, p, coff))
+			assert.Equal(t, offloadSectionDesc(t, filepath.Join("testdata", "emb2-"+tgt+".o"), coff), offloadSectionDesc(t, p, coff))
 
 			o, err := Parse(out)
-			noErr(t, err)
+			require.NoError(t, err)
 			off := o.OffloadSections()
 			if len(off) != 1 {
 				t.Fatalf("%d offload sections", len(off))
 			}
-			eq(t, append(append([]byte{}, pkg...), pkg2...), off[0].Data)
+			assert.Equal(t, append(append([]byte{}, pkg...), pkg2...), off[0].Data)
 
 			// Deterministic.
-			eq(t, out, embedBytes(t, host, pkg, pkg2))
+			assert.Equal(t, out, embedBytes(t, host, pkg, pkg2))
 
 			// Embedding into an object that has one concatenates.
 			again := embedBytes(t, readFile(t, "emb-"+tgt+".o"), pkg2)
 			o2, err := Parse(again)
-			noErr(t, err)
-			eq(t, off[0].Data, o2.OffloadSections()[0].Data)
+			require.NoError(t, err)
+			assert.Equal(t, off[0].Data, o2.OffloadSections()[0].Data)
 
 			// Symbols and relocations intact.
 			if coff {
 				ro := tool(t, "llvm-readobj")
-				eq(t, stripCOFFSyms(runTool(t, "", ro, "--symbols", "-r", filepath.Join("testdata", "hello-"+tgt+".o"))),
+				assert.Equal(t, stripCOFFSyms(runTool(t, "", ro, "--symbols", "-r", filepath.Join("testdata", "hello-"+tgt+".o"))),
 					stripCOFFSyms(runTool(t, "", ro, "--symbols", "-r", p)))
 			} else {
 				re := tool(t, "llvm-readelf")
-				eq(t, runTool(t, "", re, "-s", "-r", "-g", filepath.Join("testdata", "hello-"+tgt+".o")), runTool(t, "", re, "-s", "-r", "-g", p))
+				assert.Equal(t, runTool(t, "", re, "-s", "-r", "-g", filepath.Join("testdata", "hello-"+tgt+".o")), runTool(t, "", re, "-s", "-r", "-g", p))
 			}
 			dump := runTool(t, "", objdump, "--offloading", p)
-			eq(t, 2, strings.Count(dump, "OFFLOADING IMAGE"), dump)
-			isTrue(t, strings.Contains(dump, "arch            gfx90a"), dump)
-			isTrue(t, strings.Contains(dump, "arch            sm_80"), dump)
+			assert.Equal(t, 2, strings.Count(dump, "OFFLOADING IMAGE"), dump)
+			assert.True(t, strings.Contains(dump, "arch            gfx90a"), dump)
+			assert.True(t, strings.Contains(dump, "arch            sm_80"), dump)
 		})
 	}
 }
@@ -182,9 +185,9 @@ func TestEmbedGCCLinkAndRun(t *testing.T) {
 	out := embedBytes(t, readFile(t, "hello-gcc.o"), readFile(t, "pkg.out"))
 	writeTemp(t, dir, "h.o", out)
 	runTool(t, dir, gcc, "h.o", "-o", "h")
-	eq(t, "hello offload\n", runTool(t, dir, filepath.Join(dir, "h")))
+	assert.Equal(t, "hello offload\n", runTool(t, dir, filepath.Join(dir, "h")))
 	re := tool(t, "llvm-readelf")
-	eq(t, runTool(t, "", re, "-s", "-r", "testdata/hello-gcc.o"), runTool(t, "", re, "-s", "-r", filepath.Join(dir, "h.o")))
+	assert.Equal(t, runTool(t, "", re, "-s", "-r", "testdata/hello-gcc.o"), runTool(t, "", re, "-s", "-r", filepath.Join(dir, "h.o")))
 }
 
 // TestRelocatableLink links two embedded objects with ld.lld -r; the
@@ -201,10 +204,10 @@ func TestRelocatableLink(t *testing.T) {
 	writeTemp(t, dir, "b.o", b)
 	runTool(t, dir, lld, "-r", "a.o", "b.o", "-o", "r.o")
 	dump := runTool(t, "", tool(t, "llvm-objdump"), "--offloading", filepath.Join(dir, "r.o"))
-	eq(t, 3, strings.Count(dump, "OFFLOADING IMAGE"), dump)
+	assert.Equal(t, 3, strings.Count(dump, "OFFLOADING IMAGE"), dump)
 	syms := runTool(t, "", tool(t, "llvm-readelf"), "-s", filepath.Join(dir, "r.o"))
 	for _, s := range []string{" main\n", " main2\n", " counter\n", " counter2\n"} {
-		isTrue(t, strings.Contains(syms, s), "missing %q in\n%s", s, syms)
+		assert.True(t, strings.Contains(syms, s), "missing %q in\n%s", s, syms)
 	}
 }
 
@@ -220,20 +223,20 @@ func TestRemoveAndRename(t *testing.T) {
 			out := rewriteBytes(t, emb, Edit{Remove: []string{".llvm.offloading"}})
 			p := writeTemp(t, dir, "rm-"+tgt+".o", out)
 			o, err := Parse(out)
-			noErr(t, err)
-			eq(t, 0, len(o.OffloadSections()))
-			eq(t, noOffsets(runTool(t, "", re, "-s", "-r", filepath.Join("testdata", "emb-"+tgt+".o"))), noOffsets(runTool(t, "", re, "-s", "-r", p)))
+			require.NoError(t, err)
+			assert.Equal(t, 0, len(o.OffloadSections()))
+			assert.Equal(t, noOffsets(runTool(t, "", re, "-s", "-r", filepath.Join("testdata", "emb-"+tgt+".o"))), noOffsets(runTool(t, "", re, "-s", "-r", p)))
 
 			// Renaming a section renames its relocation section.
 			out = rewriteBytes(t, emb, Edit{RenameSection: map[string]string{".text": ".text.renamed", ".llvm.offloading": ".llvm.offloading.relocatable"},
 				RenameSymbol: map[string]string{"main": "renamed_main"}})
 			p = writeTemp(t, dir, "ren-"+tgt+".o", out)
 			s := runTool(t, "", re, "-S", "-s", "-r", p)
-			isTrue(t, strings.Contains(s, ".text.renamed") && strings.Contains(s, ".llvm.offloading.relocatable") && strings.Contains(s, " renamed_main\n"), s)
-			isTrue(t, strings.Contains(s, ".rela.text.renamed") || strings.Contains(s, ".rel.text.renamed"), s)
+			assert.True(t, strings.Contains(s, ".text.renamed") && strings.Contains(s, ".llvm.offloading.relocatable") && strings.Contains(s, " renamed_main\n"), s)
+			assert.True(t, strings.Contains(s, ".rela.text.renamed") || strings.Contains(s, ".rel.text.renamed"), s)
 			o, err = Parse(out)
-			noErr(t, err)
-			eq(t, 1, len(o.OffloadSections()))
+			require.NoError(t, err)
+			assert.Equal(t, 1, len(o.OffloadSections()))
 			checkELFStdlib(t, out)
 
 			if tgt != "x86_64-linux-gnu" {
@@ -244,12 +247,12 @@ func TestRemoveAndRename(t *testing.T) {
 			// unless .eh_frame goes too.
 			var sink bytes.Buffer
 			err = Rewrite(&sink, emb, Edit{Remove: []string{".text"}})
-			isTrue(t, err != nil, "removing .text should fail while .eh_frame relocations use it")
+			assert.True(t, err != nil, "removing .text should fail while .eh_frame relocations use it")
 			out = rewriteBytes(t, emb, Edit{Remove: []string{".text", ".eh_frame"}})
 			p = writeTemp(t, dir, "rmtext-"+tgt+".o", out)
 			syms := runTool(t, "", re, "-s", "-r", "-S", p)
-			isTrue(t, !strings.Contains(syms, " main\n") && !strings.Contains(syms, ".rela.text") && !strings.Contains(syms, ".rel.text"), syms)
-			isTrue(t, strings.Contains(syms, " counter\n"), syms)
+			assert.True(t, !strings.Contains(syms, " main\n") && !strings.Contains(syms, ".rela.text") && !strings.Contains(syms, ".rel.text"), syms)
+			assert.True(t, strings.Contains(syms, " counter\n"), syms)
 			checkELFStdlib(t, out)
 		})
 	}
@@ -262,13 +265,13 @@ func noOffsets(s string) string { return atOffset.ReplaceAllString(s, "at offset
 func checkELFStdlib(t *testing.T, b []byte) {
 	t.Helper()
 	f, err := elf.NewFile(bytes.NewReader(b))
-	noErr(t, err)
+	require.NoError(t, err)
 	_, err = f.Symbols()
-	noErr(t, err)
+	require.NoError(t, err)
 	for _, s := range f.Sections {
 		if s.Type != elf.SHT_NOBITS {
 			_, err := s.Data()
-			noErr(t, err, s.Name)
+			require.NoError(t, err, s.Name)
 		}
 	}
 }
@@ -283,11 +286,11 @@ func TestCOFFSectionSymbol(t *testing.T) {
 	for _, tgt := range []string{"x86_64-pc-windows-msvc", "i686-pc-windows-msvc"} {
 		out := embedBytes(t, readFile(t, "hello-"+tgt+".o"), readFile(t, "pkg.out"), readFile(t, "pkg2.out"))
 		p := writeTemp(t, dir, tgt+".o", out)
-		eq(t, secSymAux(t, runTool(t, "", ro, "--symbols", filepath.Join("testdata", "emb2-"+tgt+".o"))), secSymAux(t, runTool(t, "", ro, "--symbols", p)))
+		assert.Equal(t, secSymAux(t, runTool(t, "", ro, "--symbols", filepath.Join("testdata", "emb2-"+tgt+".o"))), secSymAux(t, runTool(t, "", ro, "--symbols", p)))
 		// Concatenating updates length and checksum the same way.
 		out = embedBytes(t, readFile(t, "emb-"+tgt+".o"), readFile(t, "pkg2.out"))
 		p = writeTemp(t, dir, tgt+"-cat.o", out)
-		eq(t, secSymAux(t, runTool(t, "", ro, "--symbols", filepath.Join("testdata", "emb2-"+tgt+".o"))), secSymAux(t, runTool(t, "", ro, "--symbols", p)))
+		assert.Equal(t, secSymAux(t, runTool(t, "", ro, "--symbols", filepath.Join("testdata", "emb2-"+tgt+".o"))), secSymAux(t, runTool(t, "", ro, "--symbols", p)))
 	}
 }
 
@@ -311,25 +314,25 @@ func TestNoopRewrite(t *testing.T) {
 		in := readFile(t, name)
 		once := rewriteBytes(t, in, Edit{})
 		twice := rewriteBytes(t, once, Edit{})
-		eq(t, once, twice, name)
+		assert.Equal(t, once, twice, name)
 		a, err := Parse(in)
-		noErr(t, err)
+		require.NoError(t, err)
 		b, err := Parse(once)
-		noErr(t, err)
-		eq(t, len(a.Sections), len(b.Sections), name)
+		require.NoError(t, err)
+		assert.Equal(t, len(a.Sections), len(b.Sections), name)
 		for i := range a.Sections {
 			x, y := a.Sections[i], b.Sections[i]
-			eq(t, x.Name, y.Name, name)
-			eq(t, x.Type, y.Type, name)
-			eq(t, x.Flags, y.Flags, name)
-			eq(t, x.Align, y.Align, name)
-			eq(t, x.Size, y.Size, name)
-			isTrue(t, bytes.Equal(x.Data, y.Data), "%s: section %s contents differ", name, x.Name)
+			assert.Equal(t, x.Name, y.Name, name)
+			assert.Equal(t, x.Type, y.Type, name)
+			assert.Equal(t, x.Flags, y.Flags, name)
+			assert.Equal(t, x.Align, y.Align, name)
+			assert.Equal(t, x.Size, y.Size, name)
+			assert.True(t, bytes.Equal(x.Data, y.Data), "%s: section %s contents differ", name, x.Name)
 		}
 		if a.Format == ELF && len(in) == len(once) {
 			// Objects whose sections are already laid out in order and
 			// aligned come back byte for byte.
-			eq(t, in, once, name)
+			assert.Equal(t, in, once, name)
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 var update = flag.Bool("update", false, "regenerate testdata fixtures with clang-22 and gcc")
@@ -17,8 +19,8 @@ func TestUpdateFixtures(t *testing.T) {
 	}
 	clang, ob := tool(t, "clang"), tool(t, "llvm-offload-binary")
 	run := func(name string, args ...string) { runTool(t, "testdata", name, args...) }
-	noErr(t, os.WriteFile("testdata/a.bin", []byte("device image A\n"), 0o644))
-	noErr(t, os.WriteFile("testdata/b.bin", []byte("device image B, odd"), 0o644))
+	require.NoError(t, os.WriteFile("testdata/a.bin", []byte("device image A\n"), 0o644))
+	require.NoError(t, os.WriteFile("testdata/b.bin", []byte("device image B, odd"), 0o644))
 	run(ob, "-o", "pkg.out", "--image=file=a.bin,triple=amdgcn-amd-amdhsa,arch=gfx90a,kind=hip")
 	run(ob, "-o", "pkg2.out", "--image=file=b.bin,triple=nvptx64-nvidia-cuda,arch=sm_80,kind=openmp")
 	for _, tgt := range hostTargets {

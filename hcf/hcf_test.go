@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden/*.tree")

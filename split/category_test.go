@@ -3,6 +3,9 @@ package split
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Hand-written IR parsed directly (no LLVM tools needed).

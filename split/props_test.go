@@ -4,6 +4,9 @@ import (
 	"encoding/binary"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func u32s(v ...uint32) []byte {

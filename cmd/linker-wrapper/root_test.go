@@ -11,6 +11,8 @@ import (
 
 	"github.com/offload-kit/offload-kit/internal/driver/linkwrap"
 	"github.com/offload-kit/offload-kit/internal/run"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // capture runs the command with argv and returns the options the driver

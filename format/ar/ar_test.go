@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var update = flag.Bool("update", false, "regenerate testdata fixtures with the LLVM oracle tools")
@@ -32,7 +34,7 @@ func tool(t *testing.T, name string) string {
 func readFile(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
-	noErr(t, err)
+	require.NoError(t, err)
 	return b
 }
 
@@ -57,20 +59,20 @@ func TestParseFixtures(t *testing.T) {
 		t.Run(tt.file, func(t *testing.T) {
 			buf := readFile(t, tt.file)
 			a, err := Parse(buf)
-			noErr(t, err)
-			eq(t, tt.kind, a.Kind)
-			eq(t, tt.thin, a.Thin)
+			require.NoError(t, err)
+			assert.Equal(t, tt.kind, a.Kind)
+			assert.Equal(t, tt.thin, a.Thin)
 			var names []string
 			for _, m := range a.Members {
 				names = append(names, m.Name)
 				if tt.thin {
-					isTrue(t, m.Data == nil)
-					eq(t, int64(-1), m.Offset)
+					assert.True(t, m.Data == nil)
+					assert.Equal(t, int64(-1), m.Offset)
 					want := readFile(t, m.Name)
-					eq(t, int64(len(want)), m.Size)
+					assert.Equal(t, int64(len(want)), m.Size)
 					continue
 				}
-				eq(t, buf[m.Offset:m.Offset+m.Size], m.Data)
+				assert.Equal(t, buf[m.Offset:m.Offset+m.Size], m.Data)
 				if tt.file == "offload-archive.a" {
 					continue
 				}
@@ -79,14 +81,14 @@ func TestParseFixtures(t *testing.T) {
 				if len(m.Data) < len(want) {
 					t.Fatalf("member %s short", m.Name)
 				}
-				eq(t, want, m.Data[:len(want)], m.Name)
-				eq(t, strings.Repeat("\n", len(m.Data)-len(want)), string(m.Data[len(want):]))
+				assert.Equal(t, want, m.Data[:len(want)], m.Name)
+				assert.Equal(t, strings.Repeat("\n", len(m.Data)-len(want)), string(m.Data[len(want):]))
 			}
-			eq(t, tt.names, names)
+			assert.Equal(t, tt.names, names)
 
 			// The oracle lists the same names.
 			out, err := exec.Command(tool(t, "llvm-ar"), "t", filepath.Join("testdata", tt.file)).Output()
-			noErr(t, err)
+			require.NoError(t, err)
 			var oracle []string
 			for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 				if tt.thin {
@@ -97,19 +99,19 @@ func TestParseFixtures(t *testing.T) {
 			if tt.file == "offload-archive.a" {
 				oracle = tt.names
 			}
-			eq(t, oracle, names)
+			assert.Equal(t, oracle, names)
 		})
 	}
 }
 
 func TestParseOffloadMembers(t *testing.T) {
 	a, err := Parse(readFile(t, "offload-archive.a"))
-	noErr(t, err)
+	require.NoError(t, err)
 	if len(a.Members) != 2 {
 		t.Fatalf("%d members", len(a.Members))
 	}
-	eq(t, readFile(t, "a.bin"), a.Members[0].Data)
-	eq(t, readFile(t, "b.bin"), a.Members[1].Data)
+	assert.Equal(t, readFile(t, "a.bin"), a.Members[0].Data)
+	assert.Equal(t, readFile(t, "b.bin"), a.Members[1].Data)
 }
 
 // TestWriteGNUFixtures compares WriteGNU with the committed oracle outputs.
@@ -119,15 +121,15 @@ func TestWriteGNUFixtures(t *testing.T) {
 		members = append(members, WriteMember{Name: n, Data: readFile(t, n)})
 	}
 	var buf bytes.Buffer
-	noErr(t, WriteGNU(&buf, members))
-	eq(t, readFile(t, "plain-gnu.a"), buf.Bytes())
+	require.NoError(t, WriteGNU(&buf, members))
+	assert.Equal(t, readFile(t, "plain-gnu.a"), buf.Bytes())
 
 	buf.Reset()
-	noErr(t, WriteGNU(&buf, []WriteMember{
+	require.NoError(t, WriteGNU(&buf, []WriteMember{
 		{Name: "sub/mm.out", Data: readFile(t, "a.bin")},
 		{Name: "sub/mm.out", Data: readFile(t, "b.bin")},
 	}))
-	eq(t, readFile(t, "offload-archive.a"), buf.Bytes())
+	assert.Equal(t, readFile(t, "offload-archive.a"), buf.Bytes())
 }
 
 // TestWriteGNUDifferentialLLVMAr runs llvm-ar over fresh plain files with
@@ -140,24 +142,24 @@ func TestWriteGNUDifferentialLLVMAr(t *testing.T) {
 	args := []string{"qcD", "--format=gnu", "out.a"}
 	for i, n := range names {
 		data := bytes.Repeat([]byte{byte('a' + i)}, i*3+1)
-		noErr(t, os.WriteFile(filepath.Join(dir, n), data, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, n), data, 0o644))
 		args = append(args, n)
 	}
 	// "q" appends duplicates; the file content is what is on disk at the end.
 	for _, n := range names {
 		data, err := os.ReadFile(filepath.Join(dir, n))
-		noErr(t, err)
+		require.NoError(t, err)
 		members = append(members, WriteMember{Name: n, Data: data})
 	}
 	cmd := exec.Command(ar, args...)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
-	noErr(t, err, string(out))
+	require.NoError(t, err, string(out))
 	want, err := os.ReadFile(filepath.Join(dir, "out.a"))
-	noErr(t, err)
+	require.NoError(t, err)
 	var got bytes.Buffer
-	noErr(t, WriteGNU(&got, members))
-	eq(t, string(want), got.String())
+	require.NoError(t, WriteGNU(&got, members))
+	assert.Equal(t, string(want), got.String())
 }
 
 // TestWriteGNUDifferentialOffloadBinary extracts images with
@@ -168,16 +170,16 @@ func TestWriteGNUDifferentialOffloadBinary(t *testing.T) {
 	hello := readFile(t, "hello.o")
 	files := map[string]string{"a.bin": "even", "b.bin": "odd", "c.o": string(hello)}
 	for n, d := range files {
-		noErr(t, os.WriteFile(filepath.Join(dir, n), []byte(d), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, n), []byte(d), 0o644))
 	}
 	for _, input := range []string{"mm.out", "a_rather_long_input_name.out", "sub/dir/pkg.out"} {
 		t.Run(input, func(t *testing.T) {
-			noErr(t, os.MkdirAll(filepath.Join(dir, filepath.Dir(input)), 0o755))
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, filepath.Dir(input)), 0o755))
 			run := func(args ...string) {
 				cmd := exec.Command(ob, args...)
 				cmd.Dir = dir
 				out, err := cmd.CombinedOutput()
-				noErr(t, err, string(out))
+				require.NoError(t, err, string(out))
 			}
 			run("-o", input,
 				"--image=file=a.bin,triple=amdgcn-amd-amdhsa,arch=gfx90a,kind=hip",
@@ -185,19 +187,19 @@ func TestWriteGNUDifferentialOffloadBinary(t *testing.T) {
 				"--image=file=c.o,triple=x86_64-unknown-linux-gnu,arch=generic,kind=openmp")
 			run(input, "--archive", "--image=file=out.a,kind=hip")
 			want, err := os.ReadFile(filepath.Join(dir, "out.a"))
-			noErr(t, err)
+			require.NoError(t, err)
 			var got bytes.Buffer
-			noErr(t, WriteGNU(&got, []WriteMember{{input, []byte("even")}, {input, []byte("odd")}}))
-			eq(t, string(want), got.String())
+			require.NoError(t, WriteGNU(&got, []WriteMember{{input, []byte("even")}, {input, []byte("odd")}}))
+			assert.Equal(t, string(want), got.String())
 
 			// An ELF object image: the archive gets a symbol table.
 			run(input, "--archive", "--image=file=obj.a,kind=openmp")
 			want, err = os.ReadFile(filepath.Join(dir, "obj.a"))
-			noErr(t, err)
+			require.NoError(t, err)
 			got.Reset()
-			noErr(t, WriteGNU(&got, []WriteMember{{input, hello}}))
-			eq(t, string(want), got.String())
-			isTrue(t, bytes.HasPrefix(want, []byte("!<arch>\n/ ")), "no symbol table in %q", want[:16])
+			require.NoError(t, WriteGNU(&got, []WriteMember{{input, hello}}))
+			assert.Equal(t, string(want), got.String())
+			assert.True(t, bytes.HasPrefix(want, []byte("!<arch>\n/ ")), "no symbol table in %q", want[:16])
 		})
 	}
 }
@@ -207,34 +209,34 @@ func TestRoundTrip(t *testing.T) {
 		{"a", nil}, {"b.txt", []byte("1")}, {"a/b/c", []byte("22")}, {"very_long_member_name.bin", []byte("333")}, {"a/b/c", []byte("4444")},
 	}
 	var buf bytes.Buffer
-	noErr(t, WriteGNU(&buf, members))
+	require.NoError(t, WriteGNU(&buf, members))
 	a, err := Parse(buf.Bytes())
-	noErr(t, err)
+	require.NoError(t, err)
 	if len(a.Members) != len(members) {
 		t.Fatalf("%d members", len(a.Members))
 	}
 	for i, m := range a.Members {
-		eq(t, members[i].Name, m.Name)
-		eq(t, len(members[i].Data), len(m.Data))
-		eq(t, string(members[i].Data), string(m.Data))
+		assert.Equal(t, members[i].Name, m.Name)
+		assert.Equal(t, len(members[i].Data), len(m.Data))
+		assert.Equal(t, string(members[i].Data), string(m.Data))
 	}
 
 	var empty bytes.Buffer
-	noErr(t, WriteGNU(&empty, nil))
-	eq(t, "!<arch>\n", empty.String())
+	require.NoError(t, WriteGNU(&empty, nil))
+	assert.Equal(t, "!<arch>\n", empty.String())
 	a, err = Parse(empty.Bytes())
-	noErr(t, err)
-	eq(t, 0, len(a.Members))
+	require.NoError(t, err)
+	assert.Equal(t, 0, len(a.Members))
 
-	isTrue(t, nil != WriteGNU(&empty, []WriteMember{{Name: "bad\nname"}}))
-	isTrue(t, nil != WriteGNU(&empty, []WriteMember{{Name: ""}}))
+	assert.True(t, nil != WriteGNU(&empty, []WriteMember{{Name: "bad\nname"}}))
+	assert.True(t, nil != WriteGNU(&empty, []WriteMember{{Name: ""}}))
 }
 
 func TestIsArchive(t *testing.T) {
-	isTrue(t, IsArchive([]byte("!<arch>\nxx")))
-	isTrue(t, IsArchive([]byte("!<thin>\n")))
-	isTrue(t, !IsArchive([]byte("!<arch>")))
-	isTrue(t, !IsArchive([]byte("\x7fELF")))
+	assert.True(t, IsArchive([]byte("!<arch>\nxx")))
+	assert.True(t, IsArchive([]byte("!<thin>\n")))
+	assert.True(t, !IsArchive([]byte("!<arch>")))
+	assert.True(t, !IsArchive([]byte("\x7fELF")))
 }
 
 func TestParseErrors(t *testing.T) {
@@ -267,11 +269,12 @@ func TestParseErrors(t *testing.T) {
 			if err == nil {
 				t.Fatal("no error")
 			}
-			isTrue(t, a == nil)
-			isTrue(t, errors.Is(err, tt.err), "%v", err)
-			fe := errAs[*format.FormatError](t, err)
+			assert.True(t, a == nil)
+			assert.True(t, errors.Is(err, tt.err), "%v", err)
+			var fe *format.FormatError
+			require.ErrorAs(t, err, &fe)
 			if tt.off >= 0 {
-				eq(t, tt.off, fe.Off, "%v", err)
+				assert.Equal(t, tt.off, fe.Off, "%v", err)
 			}
 		})
 	}
@@ -287,7 +290,7 @@ func TestUpdateFixtures(t *testing.T) {
 		cmd := exec.Command(name, args...)
 		cmd.Dir = "testdata"
 		out, err := cmd.CombinedOutput()
-		noErr(t, err, string(out))
+		require.NoError(t, err, string(out))
 	}
 	for _, f := range []string{"gnu", "bsd", "darwin"} {
 		os.Remove(filepath.Join("testdata", f+".a"))

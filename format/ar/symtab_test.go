@@ -7,6 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestWriteGNUObjectsFixture: WriteGNU over gnu.a's inputs (one of them an
@@ -17,8 +20,8 @@ func TestWriteGNUObjectsFixture(t *testing.T) {
 		members = append(members, WriteMember{Name: n, Data: readFile(t, n)})
 	}
 	var buf bytes.Buffer
-	noErr(t, WriteGNU(&buf, members))
-	eq(t, string(readFile(t, "gnu.a")), buf.String())
+	require.NoError(t, WriteGNU(&buf, members))
+	assert.Equal(t, string(readFile(t, "gnu.a")), buf.String())
 }
 
 // TestWriteGNUSymbolTable compiles small objects for several targets and
@@ -33,7 +36,7 @@ func TestWriteGNUSymbolTable(t *testing.T) {
 		"w.c":   "__attribute__((weak)) int w = 1; int common_c; extern int und; int useit(void){return und;}\n",
 	}
 	for n, s := range srcs {
-		noErr(t, os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644))
 	}
 	run := func(env []string, name string, args ...string) {
 		t.Helper()
@@ -52,9 +55,9 @@ func TestWriteGNUSymbolTable(t *testing.T) {
 			objs = append(objs, o)
 		}
 	}
-	noErr(t, os.WriteFile(filepath.Join(dir, "text_member_with_long_name.txt"), []byte("odd"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "text_member_with_long_name.txt"), []byte("odd"), 0o644))
 	// An AMDGPU code object (ET_DYN, as in device archives) and its input.
-	noErr(t, os.WriteFile(filepath.Join(dir, "dev.c"), []byte("int gv = 3; int kern(int x){return x+gv;}\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "dev.c"), []byte("int gv = 3; int kern(int x){return x+gv;}\n"), 0o644))
 	run(nil, clang, "--target=amdgcn-amd-amdhsa", "-mcpu=gfx90a", "-nogpulib", "-O1", "-c", "dev.c", "-o", "dev.o")
 	run(nil, tool(t, "ld.lld"), "-shared", "dev.o", "-o", "dev.hsaco")
 	cases := [][]string{
@@ -69,7 +72,7 @@ func TestWriteGNUSymbolTable(t *testing.T) {
 		var members []WriteMember
 		for _, f := range files {
 			d, err := os.ReadFile(filepath.Join(dir, f))
-			noErr(t, err)
+			require.NoError(t, err)
 			members = append(members, WriteMember{Name: f, Data: d})
 		}
 		for _, th := range []uint64{0, 1 << 32} {
@@ -80,13 +83,13 @@ func TestWriteGNUSymbolTable(t *testing.T) {
 			}
 			run(env, ar, append([]string{"rcD", "--format=gnu", out}, files...)...)
 			want, err := os.ReadFile(filepath.Join(dir, out))
-			noErr(t, err)
+			require.NoError(t, err)
 			var got bytes.Buffer
-			noErr(t, writeGNU(&got, members, Options{}, th))
-			eq(t, string(want), got.String(), "case %d threshold %d", i, th)
+			require.NoError(t, writeGNU(&got, members, Options{}, th))
+			assert.Equal(t, string(want), got.String(), "case %d threshold %d", i, th)
 			a, err := Parse(got.Bytes())
-			noErr(t, err)
-			eq(t, len(files), len(a.Members))
+			require.NoError(t, err)
+			assert.Equal(t, len(files), len(a.Members))
 		}
 	}
 }
@@ -97,5 +100,5 @@ func TestWriteGNUBadObject(t *testing.T) {
 	elf[0x3a] = 64   // e_shentsize
 	elf[0x3c] = 3    // e_shnum
 	var buf bytes.Buffer
-	isTrue(t, WriteGNU(&buf, []WriteMember{{Name: "bad.o", Data: elf}}) != nil)
+	assert.True(t, WriteGNU(&buf, []WriteMember{{Name: "bad.o", Data: elf}}) != nil)
 }

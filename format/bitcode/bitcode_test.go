@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const llvmBin = "/usr/lib/llvm-22/bin"
@@ -60,32 +62,32 @@ var fixtures = []struct {
 func readTestdata(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
-	mustNoErr(t, err)
+	require.NoError(t, err)
 	return b
 }
 
 func TestFixtures(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.bc")
-	mustNoErr(t, err)
-	mustTrue(t, len(files) > 0, "no fixtures")
+	require.NoError(t, err)
+	require.True(t, len(files) > 0, "no fixtures")
 	for _, fx := range fixtures {
 		t.Run(fx.file, func(t *testing.T) {
 			objs, err := EmbeddedObjects(readTestdata(t, fx.file))
-			mustNoErr(t, err)
+			require.NoError(t, err)
 			if fx.file == "omp-x86_64.bc" {
-				mustLen(t, objs, 1)
-				checkTrue(t, bytes.HasPrefix(objs[0].Data, format.OffloadBinaryMagic))
+				require.Len(t, objs, 1)
+				assert.True(t, bytes.HasPrefix(objs[0].Data, format.OffloadBinaryMagic))
 				return
 			}
-			mustLen(t, objs, len(fx.want))
+			require.Len(t, objs, len(fx.want))
 			for i, w := range fx.want {
 				data := w.data
 				if w.file != "" {
 					data = readTestdata(t, w.file)
 				}
-				checkEqual(t, w.global, objs[i].Global, "object %d", i)
-				checkEqual(t, OffloadingSection, objs[i].Section, "object %d", i)
-				checkEqual(t, data, objs[i].Data, "object %d", i)
+				assert.Equal(t, w.global, objs[i].Global, "object %d", i)
+				assert.Equal(t, OffloadingSection, objs[i].Section, "object %d", i)
+				assert.Equal(t, data, objs[i].Data, "object %d", i)
 			}
 		})
 	}
@@ -106,20 +108,20 @@ func wrap(bc []byte, pad int) []byte {
 func TestWrapperHeader(t *testing.T) {
 	bc := readTestdata(t, "lib-two-flto.bc")
 	want, err := EmbeddedObjects(bc)
-	mustNoErr(t, err)
+	require.NoError(t, err)
 	got, err := EmbeddedObjects(append(wrap(bc, 12), 0, 0, 0)) // trailing bytes after the bitcode
-	mustNoErr(t, err)
-	checkEqual(t, want, got)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
 
 	// Errors inside wrapped bitcode carry offsets into the whole buffer.
 	cut := bc[:len(bc)/2&^3]
 	_, errRaw := EmbeddedObjects(cut)
 	_, errWrapped := EmbeddedObjects(wrap(cut, 12))
 	var fr, fw *format.FormatError
-	mustAs(t, errRaw, &fr)
-	mustAs(t, errWrapped, &fw)
-	checkEqual(t, fr.Off+32, fw.Off)
-	mustIs(t, errWrapped, format.ErrTruncated)
+	require.ErrorAs(t, errRaw, &fr)
+	require.ErrorAs(t, errWrapped, &fw)
+	assert.Equal(t, fr.Off+32, fw.Off)
+	require.ErrorIs(t, errWrapped, format.ErrTruncated)
 }
 
 func TestErrors(t *testing.T) {
@@ -143,12 +145,12 @@ func TestErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			objs, err := EmbeddedObjects(tt.in)
-			checkTrue(t, objs == nil, "non-nil result")
-			mustIs(t, err, tt.want)
+			assert.True(t, objs == nil, "non-nil result")
+			require.ErrorIs(t, err, tt.want)
 			var fe *format.FormatError
-			mustAs(t, err, &fe)
-			checkTrue(t, fe.Off >= 0, "offset %d", fe.Off)
-			checkTrue(t, fe.Off <= int64(len(tt.in)), "offset %d", fe.Off)
+			require.ErrorAs(t, err, &fe)
+			assert.True(t, fe.Off >= 0, "offset %d", fe.Off)
+			assert.True(t, fe.Off <= int64(len(tt.in)), "offset %d", fe.Off)
 		})
 	}
 }
@@ -165,9 +167,9 @@ func TestMutations(t *testing.T) {
 				buf[i] ^= x
 				objs, err := EmbeddedObjects(buf)
 				if err != nil {
-					mustTrue(t, objs == nil, "non-nil result with error")
+					require.True(t, objs == nil, "non-nil result with error")
 					var fe *format.FormatError
-					mustAs(t, err, &fe, "%s byte %d ^ %#x", name, i, x)
+					require.ErrorAs(t, err, &fe, "%s byte %d ^ %#x", name, i, x)
 				}
 			}
 		}
@@ -190,14 +192,14 @@ func TestAgainstLLVMDis(t *testing.T) {
 		}
 		t.Run(fx.file, func(t *testing.T) {
 			out, err := exec.Command(dis, filepath.Join("testdata", fx.file), "-o", "-").Output()
-			mustNoErr(t, err)
+			require.NoError(t, err)
 			want := disObjects(t, string(out))
 			got, err := EmbeddedObjects(readTestdata(t, fx.file))
-			mustNoErr(t, err)
-			mustLen(t, got, len(want))
+			require.NoError(t, err)
+			require.Len(t, got, len(want))
 			for i := range want {
-				checkEqual(t, want[i].Global, got[i].Global)
-				checkEqual(t, want[i].Data, got[i].Data)
+				assert.Equal(t, want[i].Global, got[i].Global)
+				assert.Equal(t, want[i].Data, got[i].Data)
 			}
 		})
 	}
@@ -225,9 +227,9 @@ func disObjects(t *testing.T, ll string) []Object {
 	}
 	for _, op := range strings.Split(m[1], ",") {
 		g, ok := nodes[strings.TrimPrefix(strings.TrimSpace(op), "!")]
-		mustTrue(t, ok, "node %s", op)
+		require.True(t, ok, "node %s", op)
 		data, ok := globals[g]
-		mustTrue(t, ok, "global %s", g)
+		require.True(t, ok, "global %s", g)
 		objs = append(objs, Object{Global: g, Section: OffloadingSection, Data: data})
 	}
 	return objs
@@ -246,7 +248,7 @@ func unescapeIR(t *testing.T, s string) []byte {
 			continue
 		}
 		v, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
-		mustNoErr(t, err)
+		require.NoError(t, err)
 		out = append(out, byte(v))
 		i += 2
 	}
@@ -256,8 +258,8 @@ func unescapeIR(t *testing.T, s string) []byte {
 func TestErrorsAreFormatErrors(t *testing.T) {
 	var fe *format.FormatError
 	_, err := EmbeddedObjects([]byte("BC\xC0\xDE\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"))
-	mustTrue(t, err != nil, "no error")
-	checkTrue(t, errors.As(err, &fe))
+	require.True(t, err != nil, "no error")
+	assert.True(t, errors.As(err, &fe))
 }
 
 // TestMetadataPath checks that every fixture with !llvm.embedded.objects is
@@ -266,17 +268,17 @@ func TestErrorsAreFormatErrors(t *testing.T) {
 func TestMetadataPath(t *testing.T) {
 	for _, fx := range fixtures {
 		data, base, err := unwrap(readTestdata(t, fx.file))
-		mustNoErr(t, err)
+		require.NoError(t, err)
 		s := &stream{data: data, base: base}
 		m, _, err := s.parseTop()
-		mustNoErr(t, err, fx.file)
+		require.NoError(t, err, fx.file)
 		wantNamed := fx.file != "none.bc" && fx.file != "nometa.bc"
-		checkEqual(t, wantNamed, m.haveNamed, "%s: named metadata", fx.file)
-		checkTrue(t, !m.mdUnusable, "%s: unknown metadata code", fx.file)
+		assert.Equal(t, wantNamed, m.haveNamed, "%s: named metadata", fx.file)
+		assert.True(t, !m.mdUnusable, "%s: unknown metadata code", fx.file)
 		if wantNamed {
 			_, followed, err := m.followMetadata(s)
-			mustNoErr(t, err, fx.file)
-			checkTrue(t, followed, "%s: metadata not followed", fx.file)
+			require.NoError(t, err, fx.file)
+			assert.True(t, followed, "%s: metadata not followed", fx.file)
 		}
 	}
 }
@@ -285,7 +287,7 @@ func TestMetadataPath(t *testing.T) {
 // values, deletions, zero-filled insertions) to every fixture.
 func TestRandomMutations(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.bc")
-	mustNoErr(t, err)
+	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(1, 2))
 	vals := []uint32{0, 1, 0xFFFFFFFF, 0x7FFFFFFF, 0x80000000, 0xFFFF, 0x100, 0x40}
 	var seeds [][]byte
@@ -320,9 +322,9 @@ func TestRandomMutations(t *testing.T) {
 		}
 		objs, err := EmbeddedObjects(b)
 		if err != nil {
-			mustTrue(t, objs == nil, "non-nil result with error (%s)", name)
+			require.True(t, objs == nil, "non-nil result with error (%s)", name)
 			var fe *format.FormatError
-			mustAs(t, err, &fe)
+			require.ErrorAs(t, err, &fe)
 		}
 	}
 }
@@ -341,7 +343,7 @@ func TestAgainstBCAnalyzer(t *testing.T) {
 	for _, fx := range fixtures {
 		t.Run(fx.file, func(t *testing.T) {
 			out, err := exec.Command(tool, "-dump", filepath.Join("testdata", fx.file)).Output()
-			mustNoErr(t, err)
+			require.NoError(t, err)
 			var sections, globals, values int
 			inConsts := false
 			for _, line := range strings.Split(string(out), "\n") {
@@ -363,12 +365,12 @@ func TestAgainstBCAnalyzer(t *testing.T) {
 				}
 			}
 			data, base, err := unwrap(readTestdata(t, fx.file))
-			mustNoErr(t, err)
+			require.NoError(t, err)
 			m, _, err := (&stream{data: data, base: base}).parseTop()
-			mustNoErr(t, err)
-			checkEqual(t, sections, len(m.sections), "sections")
-			checkEqual(t, globals, len(m.globals), "globals")
-			checkEqual(t, uint64(values), m.numValues, "values")
+			require.NoError(t, err)
+			assert.Equal(t, sections, len(m.sections), "sections")
+			assert.Equal(t, globals, len(m.globals), "globals")
+			assert.Equal(t, uint64(values), m.numValues, "values")
 		})
 	}
 }
@@ -377,17 +379,17 @@ func TestAgainstBCAnalyzer(t *testing.T) {
 // .llvm.offloading with ConstantDataSequential data, metadata or not.
 func TestSectionFallback(t *testing.T) {
 	data, base, err := unwrap(readTestdata(t, "several.bc"))
-	mustNoErr(t, err)
+	require.NoError(t, err)
 	s := &stream{data: data, base: base}
 	m, strtab, err := s.parseTop()
-	mustNoErr(t, err)
+	require.NoError(t, err)
 	m.mdUnusable = true
 	objs, err := m.resolve(s, strtab, len(data))
-	mustNoErr(t, err)
+	require.NoError(t, err)
 	var names []string
 	for _, o := range objs {
 		names = append(names, o.Global)
 	}
-	checkEqual(t, []string{"llvm.embedded.object", "llvm.embedded.object.1", "llvm.embedded.object.2",
+	assert.Equal(t, []string{"llvm.embedded.object", "llvm.embedded.object.1", "llvm.embedded.object.2",
 		"llvm.embedded.object.3", "llvm.embedded.object.4", "not.listed", "other.section"}, names)
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // kindsArchive is what llvm-ar 22 indexes for testdata/symtab/kinds.bc.
@@ -17,15 +19,15 @@ var kindsArchive = []string{"fn", "wfn", "lofn", "wofn", "gvar", "cvar", "wvar",
 func TestSymbolsKinds(t *testing.T) {
 	b := readTestdata(t, "symtab/kinds.bc")
 	tab, err := ReadSymbolTable(b)
-	mustNoErr(t, err)
-	checkEqual(t, "22.1.8", tab.Producer)
-	checkTrue(t, tab.Current())
-	checkEqual(t, uint32(3), tab.Version)
-	checkEqual(t, 1, tab.Modules)
-	checkEqual(t, "x86_64-unknown-linux-gnu", tab.TargetTriple)
-	checkEqual(t, "symtab/kinds.ll", tab.SourceFileName)
-	checkEqual(t, []Comdat{{Name: "cd", SelectionKind: 0}}, tab.Comdats)
-	mustLen(t, tab.Symbols, 38)
+	require.NoError(t, err)
+	assert.Equal(t, "22.1.8", tab.Producer)
+	assert.True(t, tab.Current())
+	assert.Equal(t, uint32(3), tab.Version)
+	assert.Equal(t, 1, tab.Modules)
+	assert.Equal(t, "x86_64-unknown-linux-gnu", tab.TargetTriple)
+	assert.Equal(t, "symtab/kinds.ll", tab.SourceFileName)
+	assert.Equal(t, []Comdat{{Name: "cd", SelectionKind: 0}}, tab.Comdats)
+	require.Len(t, tab.Symbols, 38)
 
 	byName := map[string]Symbol{}
 	for _, s := range tab.Symbols {
@@ -51,43 +53,35 @@ func TestSymbolsKinds(t *testing.T) {
 		"asm_global": {FlagGlobal | FlagExecutable, VisibilityDefault},
 	} {
 		s, ok := byName[name]
-		if !checkOK(t, ok, "symbol %s missing", name) {
+		if !assert.True(t, ok, "symbol %s missing", name) {
 			continue
 		}
-		checkEqual(t, w.flags, s.Flags, name)
-		checkEqual(t, w.vis, s.Visibility(), name)
+		assert.Equal(t, w.flags, s.Flags, name)
+		assert.Equal(t, w.vis, s.Visibility(), name)
 	}
 	cvar := byName["cvar"]
-	checkTrue(t, cvar.IsCommon() && cvar.CommonSize == 4 && cvar.CommonAlign == 8, "cvar: %+v", cvar)
-	checkEqual(t, 0, byName["lovar"].ComdatIndex)
-	checkEqual(t, -1, byName["gvar"].ComdatIndex)
-	checkEqual(t, ".mysect", byName["sect"].SectionName)
-	checkEqual(t, "", byName["asm_global"].IRName)
-	checkEqual(t, "privfn", byName[".Lprivfn"].IRName)
-	checkEqual(t, "tls|global|hidden", byName["tlshid"].Flags.String())
+	assert.True(t, cvar.IsCommon() && cvar.CommonSize == 4 && cvar.CommonAlign == 8, "cvar: %+v", cvar)
+	assert.Equal(t, 0, byName["lovar"].ComdatIndex)
+	assert.Equal(t, -1, byName["gvar"].ComdatIndex)
+	assert.Equal(t, ".mysect", byName["sect"].SectionName)
+	assert.Equal(t, "", byName["asm_global"].IRName)
+	assert.Equal(t, "privfn", byName[".Lprivfn"].IRName)
+	assert.Equal(t, "tls|global|hidden", byName["tlshid"].Flags.String())
 
 	names, err := ArchiveSymbols(b)
-	mustNoErr(t, err)
-	checkEqual(t, kindsArchive, names)
-}
-
-func checkOK(t *testing.T, ok bool, f string, args ...any) bool {
-	t.Helper()
-	if !ok {
-		t.Errorf(f, args...)
-	}
-	return ok
+	require.NoError(t, err)
+	assert.Equal(t, kindsArchive, names)
 }
 
 // symtabAt returns the offset of the irsymtab blob in b.
 func symtabAt(t *testing.T, b []byte) int {
 	t.Helper()
 	data, base, err := unwrap(b)
-	mustNoErr(t, err)
+	require.NoError(t, err)
 	s := &stream{data: data, base: base}
 	sym, off, _, _, _, err := s.scanSymtab()
-	mustNoErr(t, err)
-	mustTrue(t, sym != nil, "no irsymtab")
+	require.NoError(t, err)
+	require.True(t, sym != nil, "no irsymtab")
 	return int(off)
 }
 
@@ -112,17 +106,17 @@ func TestArchiveSymbolsFixtures(t *testing.T) {
 			b := readTestdata(t, c.file)
 			_, err := Symbols(b)
 			if c.tab {
-				mustNoErr(t, err)
+				require.NoError(t, err)
 			} else {
-				mustIs(t, err, format.ErrUnsupported)
+				require.ErrorIs(t, err, format.ErrUnsupported)
 			}
 			got, err := ArchiveSymbols(b)
-			mustNoErr(t, err)
-			checkEqual(t, c.want, got)
+			require.NoError(t, err)
+			assert.Equal(t, c.want, got)
 			if c.tab {
 				got, err = irArchiveSymbols(b)
-				mustNoErr(t, err)
-				checkEqual(t, c.want, got, "IR fallback")
+				require.NoError(t, err)
+				assert.Equal(t, c.want, got, "IR fallback")
 			}
 		})
 	}
@@ -134,30 +128,30 @@ func TestStaleSymtab(t *testing.T) {
 	for _, file := range []string{"host-one-flto.bc", "symtab/kinds.bc"} {
 		orig := readTestdata(t, file)
 		want, err := ArchiveSymbols(orig)
-		mustNoErr(t, err)
+		require.NoError(t, err)
 
 		// Another producer: still readable, not Current; ArchiveSymbols
 		// uses the IR, or the stored table where the IR has module asm.
 		b := bytes.ReplaceAll(orig, []byte("22.1.8"), []byte("21.1.0"))
 		tab, err := ReadSymbolTable(b)
-		mustNoErr(t, err, file)
-		checkEqual(t, "21.1.0", tab.Producer)
-		checkTrue(t, !tab.Current(), file)
+		require.NoError(t, err, file)
+		assert.Equal(t, "21.1.0", tab.Producer)
+		assert.True(t, !tab.Current(), file)
 		got, err := ArchiveSymbols(b)
-		mustNoErr(t, err, file)
-		checkEqual(t, want, got, file)
+		require.NoError(t, err, file)
+		assert.Equal(t, want, got, file)
 
 		// Another version: an error wrapping ErrVersion.
 		b = bytes.Clone(orig)
 		binary.LittleEndian.PutUint32(b[symtabAt(t, b):], 2)
 		_, err = Symbols(b)
-		mustIs(t, err, format.ErrVersion)
+		require.ErrorIs(t, err, format.ErrVersion)
 		got, err = ArchiveSymbols(b)
 		if file == "symtab/kinds.bc" {
-			mustIs(t, err, format.ErrUnsupported) // module asm needs LLVM
+			require.ErrorIs(t, err, format.ErrUnsupported) // module asm needs LLVM
 		} else {
-			mustNoErr(t, err)
-			checkEqual(t, want, got)
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
 		}
 	}
 }
@@ -195,20 +189,20 @@ func TestSymtabCorrupt(t *testing.T) {
 			t.Errorf("field %d = %#x: %v, want %v", c.field, c.val, err, c.err)
 		}
 		var fe *format.FormatError
-		mustAs(t, err, &fe)
-		checkTrue(t, fe.Off >= int64(at) && fe.Off < int64(len(b)), "offset %#x outside the table: %v", fe.Off, err)
+		require.ErrorAs(t, err, &fe)
+		assert.True(t, fe.Off >= int64(at) && fe.Off < int64(len(b)), "offset %#x outside the table: %v", fe.Off, err)
 	}
 	// A bad symbol name and comdat index.
 	tab, err := ReadSymbolTable(orig)
-	mustNoErr(t, err)
+	require.NoError(t, err)
 	symOff := at + int(binary.LittleEndian.Uint32(orig[at+28:]))
 	for _, field := range []int{0, 8, 16} {
 		b := bytes.Clone(orig)
 		binary.LittleEndian.PutUint32(b[symOff+field:], 0x7FFFFFF0)
 		_, err := Symbols(b)
-		mustIs(t, err, format.ErrCorrupt)
+		require.ErrorIs(t, err, format.ErrCorrupt)
 	}
-	checkTrue(t, len(tab.Symbols) > 0)
+	assert.True(t, len(tab.Symbols) > 0)
 }
 
 // TestSymtabMutations: random damage to the table never panics, and
@@ -226,27 +220,27 @@ func TestSymtabMutations(t *testing.T) {
 			}
 			syms, err := Symbols(b)
 			if err != nil {
-				checkTrue(t, syms == nil, "error with a result")
+				assert.True(t, syms == nil, "error with a result")
 				var fe *format.FormatError
-				mustAs(t, err, &fe)
+				require.ErrorAs(t, err, &fe)
 			}
 			names, err := ArchiveSymbols(b)
 			if err != nil {
-				checkTrue(t, names == nil, "error with a result")
+				assert.True(t, names == nil, "error with a result")
 				var fe *format.FormatError
-				mustAs(t, err, &fe)
+				require.ErrorAs(t, err, &fe)
 			}
 		}
 	}
 }
 
 func TestSymbolFlagsString(t *testing.T) {
-	checkEqual(t, "0", SymbolFlags(0).String())
-	checkEqual(t, "undefined|weak|protected", (FlagUndefined | FlagWeak | 2).String())
-	checkEqual(t, "global|0x4000", (FlagGlobal | 1<<14).String())
-	checkEqual(t, "Visibility(3)", Visibility(3).String())
+	assert.Equal(t, "0", SymbolFlags(0).String())
+	assert.Equal(t, "undefined|weak|protected", (FlagUndefined | FlagWeak | 2).String())
+	assert.Equal(t, "global|0x4000", (FlagGlobal | 1<<14).String())
+	assert.Equal(t, "Visibility(3)", Visibility(3).String())
 	s := Symbol{Flags: FlagGlobal | FlagCommon}
-	checkTrue(t, s.IsArchiveSymbol() && s.IsCommon() && s.IsGlobal() && !s.IsWeak())
+	assert.True(t, s.IsArchiveSymbol() && s.IsCommon() && s.IsGlobal() && !s.IsWeak())
 	s.Flags |= FlagFormatSpecific
-	checkTrue(t, !s.IsArchiveSymbol())
+	assert.True(t, !s.IsArchiveSymbol())
 }

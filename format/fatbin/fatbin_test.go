@@ -12,6 +12,8 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func read(t testing.TB, name string) []byte {

@@ -7,20 +7,21 @@ import (
 	"testing"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/stretchr/testify/require"
 )
 
 func fuzzSeeds(tb testing.TB) [][]byte {
 	base, err := os.ReadFile("testdata/annotated-llvm22.bin")
-	noErr(tb, err)
+	require.NoError(tb, err)
 	imgs := []*Image{annotatedImage(), {ImageKind: format.ImgSPIRV, Strings: []KV{{"k", "v\x00w"}}, Image: []byte("xyz")}}
 	v2, err := AppendBinaryV2(nil, imgs)
-	noErr(tb, err)
+	require.NoError(tb, err)
 	zs, err := AppendBinaryV3(nil, imgs, "zstd", 0)
-	noErr(tb, err)
+	require.NoError(tb, err)
 	zl, err := AppendBinaryV3(nil, imgs, "zlib", 0)
-	noErr(tb, err)
+	require.NoError(tb, err)
 	plain, err := AppendBinaryV3(nil, imgs, "", 0)
-	noErr(tb, err)
+	require.NoError(tb, err)
 	seeds := [][]byte{
 		base, append(bytes.Clone(base), base...), base[:71], base[:100],
 		AppendBinary(nil, &Image{}), v2, zs, zl, plain,

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata golden files and fuzz seeds")
@@ -28,17 +30,17 @@ func goldenImages() []*Image {
 
 func TestGoldenWriters(t *testing.T) {
 	v2, err := AppendBinaryV2(nil, goldenImages())
-	noErr(t, err)
+	require.NoError(t, err)
 	v3, err := AppendBinaryV3(nil, goldenImages(), "", 0)
-	noErr(t, err)
+	require.NoError(t, err)
 	for name, got := range map[string][]byte{"multi-v2-ours.bin": v2, "multi-v3-plain-ours.bin": v3} {
 		path := filepath.Join("testdata", name)
 		if *update {
-			noErr(t, os.WriteFile(path, got, 0o644))
+			require.NoError(t, os.WriteFile(path, got, 0o644))
 		}
 		want, err := os.ReadFile(path)
-		noErr(t, err)
-		check(t, bytes.Equal(want, got), "%s differs; run with -update if intended", name)
+		require.NoError(t, err)
+		assert.True(t, bytes.Equal(want, got), "%s differs; run with -update if intended", name)
 	}
 }
 
@@ -46,14 +48,14 @@ func TestGoldenWriters(t *testing.T) {
 // would (plus all strings and image sizes) and compares with *.golden.
 func TestGoldenDumps(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.bin")
-	noErr(t, err)
-	must(t, len(files) >= 4, "too few fixtures: %v", files)
+	require.NoError(t, err)
+	require.True(t, len(files) >= 4, "too few fixtures: %v", files)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			data, err := os.ReadFile(f)
-			noErr(t, err)
+			require.NoError(t, err)
 			bins, err := ParseAll(data, ReadOptions{Align8: true})
-			noErr(t, err)
+			require.NoError(t, err)
 			var s strings.Builder
 			s.WriteString(dumpText(bins))
 			for i, b := range bins {
@@ -64,19 +66,19 @@ func TestGoldenDumps(t *testing.T) {
 			}
 			golden := strings.TrimSuffix(f, ".bin") + ".golden"
 			if *update {
-				noErr(t, os.WriteFile(golden, []byte(s.String()), 0o644))
+				require.NoError(t, os.WriteFile(golden, []byte(s.String()), 0o644))
 			}
 			want, err := os.ReadFile(golden)
-			noErr(t, err)
-			eq(t, string(want), s.String())
+			require.NoError(t, err)
+			assert.Equal(t, string(want), s.String())
 		})
 	}
 	if *update {
 		dir := filepath.Join("testdata", "fuzz", "FuzzParse")
-		noErr(t, os.MkdirAll(dir, 0o755))
+		require.NoError(t, os.MkdirAll(dir, 0o755))
 		for i, seed := range fuzzSeeds(t) {
 			body := "go test fuzz v1\n[]byte(" + strconv.Quote(string(seed)) + ")\n"
-			noErr(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("seed%02d", i)), []byte(body), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("seed%02d", i)), []byte(body), 0o644))
 		}
 	}
 }

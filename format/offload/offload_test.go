@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestLLVMStringHashVectors(t *testing.T) {
@@ -30,8 +32,8 @@ func TestLLVMStringHashVectors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		h := LLVMStringHash(tt.key)
-		eq(t, tt.h, h, "hash(%q) = %08x", tt.key, h)
-		eq(t, tt.home, int(h&63), tt.key)
+		assert.Equal(t, tt.h, h, "hash(%q) = %08x", tt.key, h)
+		assert.Equal(t, tt.home, int(h&63), tt.key)
 	}
 }
 
@@ -41,22 +43,22 @@ func TestPackagerOrderClang(t *testing.T) {
 	for _, kv := range PackagerOrder(args) {
 		keys = append(keys, kv.Key)
 	}
-	eq(t, []string{"feature", "arch", "file", "triple", "kind"}, keys)
+	assert.Equal(t, []string{"feature", "arch", "file", "triple", "kind"}, keys)
 
 	// kind inserted before symbols pushes symbols one bucket on.
 	got := PackagerOrder(ParseImageArg("kind=sycl,symbols=x"))
-	eq(t, []KV{{"kind", "sycl"}, {"symbols", "x"}}, got)
+	assert.Equal(t, []KV{{"kind", "sycl"}, {"symbols", "x"}}, got)
 	got = PackagerOrder(ParseImageArg("symbols=x,kind=sycl"))
-	eq(t, []KV{{"symbols", "x"}, {"kind", "sycl"}}, got)
+	assert.Equal(t, []KV{{"symbols", "x"}, {"kind", "sycl"}}, got)
 
 	// repeated keys join with ','.
 	got = PackagerOrder(ParseImageArg("foo=1,foo,foo=3"))
-	eq(t, []KV{{"foo", "1,,3"}}, got)
+	assert.Equal(t, []KV{{"foo", "1,,3"}}, got)
 }
 
 func TestParseImageArg(t *testing.T) {
-	eq(t, []KV{{"a", "b=c"}, {"d", ""}, {"", ""}, {"", "x"}}, ParseImageArg("a=b=c,d,,=x"))
-	eq(t, []KV{{"", ""}}, ParseImageArg(""))
+	assert.Equal(t, []KV{{"a", "b=c"}, {"d", ""}, {"", ""}, {"", "x"}}, ParseImageArg("a=b=c,d,,=x"))
+	assert.Equal(t, []KV{{"", ""}}, ParseImageArg(""))
 }
 
 func TestImageKindFor(t *testing.T) {
@@ -79,7 +81,7 @@ func TestImageKindFor(t *testing.T) {
 		{"a.o", []byte{0xde, 0xc0, 0x17, 0x0b, 0, 0}, format.ImgBitcode},
 	}
 	for _, tt := range tests {
-		eq(t, tt.want, ImageKindFor(tt.name, tt.head), tt.name)
+		assert.Equal(t, tt.want, ImageKindFor(tt.name, tt.head), tt.name)
 	}
 }
 
@@ -94,13 +96,13 @@ func annotatedImage() *Image {
 
 func TestAppendBinaryGolden(t *testing.T) {
 	want, err := os.ReadFile("testdata/annotated-llvm22.bin")
-	noErr(t, err)
-	eq(t, want, AppendBinary(nil, annotatedImage()))
+	require.NoError(t, err)
+	assert.Equal(t, want, AppendBinary(nil, annotatedImage()))
 
 	want, err = os.ReadFile("testdata/nokeys-llvm22.bin")
-	noErr(t, err)
-	must(t, len(want) == 88, "len(want) = %d", len(want))
-	eq(t, want, AppendBinary(nil, &Image{Image: []byte("ABC")}))
+	require.NoError(t, err)
+	require.True(t, len(want) == 88, "len(want) = %d", len(want))
+	assert.Equal(t, want, AppendBinary(nil, &Image{Image: []byte("ABC")}))
 }
 
 func TestWriteV1Streams(t *testing.T) {
@@ -114,22 +116,22 @@ func TestWriteV1Streams(t *testing.T) {
 		img2 := *img
 		img2.Image = []byte("ignored")
 		w, err := WriteV1(&buf, &img2, bytes.NewReader(payload), int64(n))
-		noErr(t, err)
-		eq(t, int64(len(want)), w)
-		eq(t, want, buf.Bytes(), "n=%d", n)
+		require.NoError(t, err)
+		assert.Equal(t, int64(len(want)), w)
+		assert.Equal(t, want, buf.Bytes(), "n=%d", n)
 	}
 	_, err := WriteV1(&bytes.Buffer{}, img, strings.NewReader("ab"), 3)
-	isErr(t, err)
+	require.Error(t, err)
 }
 
 func TestStrtabTailMerge(t *testing.T) {
 	// Spec §4 example.
 	st := buildStrtab([]string{"triple", "x86_64-unknown-linux-gnu", "arch", "gnu", "x", "linux-gnu", "y", "u"})
-	eq(t, "\x00y\x00x\x00x86_64-unknown-linux-gnu\x00arch\x00triple\x00", string(st.data))
+	assert.Equal(t, "\x00y\x00x\x00x86_64-unknown-linux-gnu\x00arch\x00triple\x00", string(st.data))
 	base := uint64(5)
-	eq(t, base+uint64(len("x86_64-unknown-linux-gnu")-len("linux-gnu")), st.off["linux-gnu"])
-	eq(t, base+uint64(len("x86_64-unknown-linux-gnu")-1), st.off["u"])
-	eq(t, uint64(0), st.off[""])
+	assert.Equal(t, base+uint64(len("x86_64-unknown-linux-gnu")-len("linux-gnu")), st.off["linux-gnu"])
+	assert.Equal(t, base+uint64(len("x86_64-unknown-linux-gnu")-1), st.off["u"])
+	assert.Equal(t, uint64(0), st.off[""])
 }
 
 func TestRoundTripV1(t *testing.T) {
@@ -148,57 +150,57 @@ func TestRoundTripV1(t *testing.T) {
 		mem := make([]byte, shift+len(buf))
 		copy(mem[shift:], buf)
 		got, err := ParseAll(mem[shift:], ReadOptions{})
-		noErr(t, err)
-		must(t, len(got) == len(imgs), "len(got) = %d", len(got))
+		require.NoError(t, err)
+		require.True(t, len(got) == len(imgs), "len(got) = %d", len(got))
 		off := int64(0)
 		for i, b := range got {
 			img := imgs[i]
-			eq(t, uint32(1), b.Version)
-			eq(t, off, b.Offset)
-			eq(t, img.ImageKind, b.ImageKind)
-			eq(t, img.OffloadKind, b.OffloadKind)
-			eq(t, img.Flags, b.Flags)
-			eq(t, len(img.Strings), len(b.Strings))
+			assert.Equal(t, uint32(1), b.Version)
+			assert.Equal(t, off, b.Offset)
+			assert.Equal(t, img.ImageKind, b.ImageKind)
+			assert.Equal(t, img.OffloadKind, b.OffloadKind)
+			assert.Equal(t, img.Flags, b.Flags)
+			assert.Equal(t, len(img.Strings), len(b.Strings))
 			if len(img.Strings) > 0 {
-				eq(t, img.Strings, b.Strings)
+				assert.Equal(t, img.Strings, b.Strings)
 			}
-			eq(t, string(img.Image), string(b.Image))
+			assert.Equal(t, string(img.Image), string(b.Image))
 			one, n, err := Parse(mem[shift+int(off):])
-			noErr(t, err)
-			eq(t, int64(b.Size), n)
-			eq(t, b.Strings, one[0].Strings)
+			require.NoError(t, err)
+			assert.Equal(t, int64(b.Size), n)
+			assert.Equal(t, b.Strings, one[0].Strings)
 			off += int64(b.Size)
 		}
 		// zero-copy
 		if len(got[1].Image) > 0 {
-			eq(t, &mem[shift+int(got[1].Offset)+int(got[1].ImageOffset)], &got[1].Image[0])
+			assert.Equal(t, &mem[shift+int(got[1].Offset)+int(got[1].ImageOffset)], &got[1].Image[0])
 		}
 	}
-	eq(t, "gfx90a:xnack+", (&Binary{Strings: []KV{{"arch", "a"}, {"arch", "gfx90a:xnack+"}}}).Get("arch"))
-	eq(t, "", (&Binary{}).Get("arch"))
+	assert.Equal(t, "gfx90a:xnack+", (&Binary{Strings: []KV{{"arch", "a"}, {"arch", "gfx90a:xnack+"}}}).Get("arch"))
+	assert.Equal(t, "", (&Binary{}).Get("arch"))
 }
 
 func TestParseAllTrailing(t *testing.T) {
 	buf := AppendBinary(nil, annotatedImage())
 	buf = append(buf, make([]byte, 8)...)
 	_, err := ParseAll(buf, ReadOptions{})
-	isErr(t, err)
-	eq(t, msgParseFailed, LLVMError(err))
+	require.Error(t, err)
+	assert.Equal(t, msgParseFailed, LLVMError(err))
 	var fe *format.FormatError
-	must(t, errors.As(err, &fe))
-	eq(t, int64(0xa0), fe.Off)
+	require.True(t, errors.As(err, &fe))
+	assert.Equal(t, int64(0xa0), fe.Off)
 
 	// A v3 binary's Size is not a multiple of 8: only the align8 step works.
 	v3, err := AppendBinaryV3(nil, []*Image{annotatedImage()}, "zlib", 0)
-	noErr(t, err)
+	require.NoError(t, err)
 	two := append(append([]byte{}, v3...), v3...)
 	got, err := ParseAll(two, ReadOptions{Align8: true})
-	noErr(t, err)
-	must(t, len(got) == 2, "len(got) = %d", len(got))
-	eq(t, int64(len(v3)), got[1].Offset)
+	require.NoError(t, err)
+	require.True(t, len(got) == 2, "len(got) = %d", len(got))
+	assert.Equal(t, int64(len(v3)), got[1].Offset)
 	if le.Uint64(v3[8:])%8 != 0 {
 		_, err = ParseAll(two, ReadOptions{})
-		isErr(t, err)
+		require.Error(t, err)
 	}
 }
 
@@ -212,74 +214,74 @@ func TestRoundTripV2V3(t *testing.T) {
 	}
 	verify := func(t *testing.T, buf []byte, version uint32) {
 		got, n, err := Parse(buf)
-		noErr(t, err)
-		eq(t, int64(le.Uint64(buf[8:])), n)
-		must(t, len(got) == len(imgs), "len(got) = %d", len(got))
+		require.NoError(t, err)
+		assert.Equal(t, int64(le.Uint64(buf[8:])), n)
+		require.True(t, len(got) == len(imgs), "len(got) = %d", len(got))
 		for i, b := range got {
-			eq(t, version, b.Version)
-			eq(t, imgs[i].ImageKind, b.ImageKind)
-			eq(t, imgs[i].OffloadKind, b.OffloadKind)
-			eq(t, imgs[i].Flags, b.Flags)
-			eq(t, len(imgs[i].Strings), len(b.Strings))
+			assert.Equal(t, version, b.Version)
+			assert.Equal(t, imgs[i].ImageKind, b.ImageKind)
+			assert.Equal(t, imgs[i].OffloadKind, b.OffloadKind)
+			assert.Equal(t, imgs[i].Flags, b.Flags)
+			assert.Equal(t, len(imgs[i].Strings), len(b.Strings))
 			for j, kv := range imgs[i].Strings {
-				eq(t, kv, b.Strings[j])
+				assert.Equal(t, kv, b.Strings[j])
 			}
-			check(t, bytes.Equal(imgs[i].Image, b.Image))
-			eq(t, uint64(n), b.Size)
+			assert.True(t, bytes.Equal(imgs[i].Image, b.Image))
+			assert.Equal(t, uint64(n), b.Size)
 		}
 	}
 	t.Run("v2", func(t *testing.T) {
 		buf, err := AppendBinaryV2(nil, imgs)
-		noErr(t, err)
-		eq(t, uint32(2), le.Uint32(buf[4:]))
-		eq(t, uint64(32), le.Uint64(buf[16:]))
-		check(t, len(buf)%8 == 0)
+		require.NoError(t, err)
+		assert.Equal(t, uint32(2), le.Uint32(buf[4:]))
+		assert.Equal(t, uint64(32), le.Uint64(buf[16:]))
+		assert.True(t, len(buf)%8 == 0)
 		verify(t, buf, 2)
 	})
 	for _, codec := range []string{"none", "zstd", "zlib"} {
 		t.Run("v3-"+codec, func(t *testing.T) {
 			buf, err := AppendBinaryV3(nil, imgs, codec, 0)
-			noErr(t, err)
-			eq(t, uint32(3), le.Uint32(buf[4:]))
-			eq(t, uint64(40), le.Uint64(buf[16:]))
-			check(t, len(buf)%8 == 0)
+			require.NoError(t, err)
+			assert.Equal(t, uint32(3), le.Uint32(buf[4:]))
+			assert.Equal(t, uint64(40), le.Uint64(buf[16:]))
+			assert.True(t, len(buf)%8 == 0)
 			verify(t, buf, 3)
 			if codec != "none" {
 				plain, err := AppendBinaryV3(nil, imgs, "", 0)
-				noErr(t, err)
-				eq(t, uint64(len(plain)), le.Uint64(buf[32:]))
-				check(t, len(buf) < len(plain))
+				require.NoError(t, err)
+				assert.Equal(t, uint64(len(plain)), le.Uint64(buf[32:]))
+				assert.True(t, len(buf) < len(plain))
 			}
 		})
 	}
 	_, err := AppendBinaryV3(nil, imgs, "lzma", 0)
-	isErr(t, err)
+	require.Error(t, err)
 	_, err = AppendBinaryV2(nil, nil)
-	isErr(t, err)
+	require.Error(t, err)
 }
 
 // TestLLVMStringHashLibLLVM checks every length class against hashes that
 // libLLVM-22.so computed (testdata/hashgen.cpp).
 func TestLLVMStringHashLibLLVM(t *testing.T) {
 	data, err := os.ReadFile("testdata/hash-vectors-llvm22.txt")
-	noErr(t, err)
+	require.NoError(t, err)
 	n := 0
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		if strings.HasPrefix(line, "#") {
 			continue
 		}
 		hexKey, hexHash, ok := strings.Cut(line, " ")
-		must(t, ok, "bad line %q", line)
+		require.True(t, ok, "bad line %q", line)
 		key, err := hex.DecodeString(hexKey)
-		noErr(t, err)
+		require.NoError(t, err)
 		want, err := strconv.ParseUint(hexHash, 16, 32)
-		noErr(t, err)
+		require.NoError(t, err)
 		if got := LLVMStringHash(string(key)); got != uint32(want) {
 			t.Errorf("len %d: hash %08x, libLLVM %08x", len(key), got, want)
 		}
 		n++
 	}
-	must(t, n > 600, "only %d vectors", n)
+	require.True(t, n > 600, "only %d vectors", n)
 }
 
 type zeroReader struct{}
@@ -304,10 +306,10 @@ func TestWriteV1Large(t *testing.T) {
 	img := annotatedImage()
 	var w countWriter
 	got, err := WriteV1(&w, img, io.LimitReader(zeroReader{}, n), n)
-	noErr(t, err)
+	require.NoError(t, err)
 	hdr := HeaderV1(img, n)
-	eq(t, int64(len(hdr))+n+3, got)
-	eq(t, got, w.n)
-	eq(t, hdr, w.head[:len(hdr)])
-	eq(t, uint64(got), le.Uint64(hdr[8:]), "Size")
+	assert.Equal(t, int64(len(hdr))+n+3, got)
+	assert.Equal(t, got, w.n)
+	assert.Equal(t, hdr, w.head[:len(hdr)])
+	assert.Equal(t, uint64(got), le.Uint64(hdr[8:]), "Size")
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const llvmBin = "/usr/lib/llvm-22/bin"
@@ -107,7 +109,7 @@ var testFiles = []string{"a.o", "b.bc", "c.cubin", "d.fatbin", "e.s", "f.spv", "
 
 func writeTestFiles(t *testing.T, dir string) {
 	t.Helper()
-	noErr(t, os.MkdirAll(filepath.Join(dir, "dir.x"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "dir.x"), 0o755))
 	for i, f := range testFiles {
 		data := bytes.Repeat([]byte{byte('A' + i)}, i*3)
 		switch f {
@@ -116,7 +118,7 @@ func writeTestFiles(t *testing.T, dir string) {
 		case "wrap.txt":
 			data = append([]byte{0xde, 0xc0, 0x17, 0x0b}, data...)
 		}
-		noErr(t, os.WriteFile(filepath.Join(dir, f), data, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), data, 0o644))
 	}
 }
 
@@ -263,8 +265,8 @@ func TestPackagerDifferential(t *testing.T) {
 		t.Fatalf("%d of %d cases differ", failures, cases)
 	}
 	t.Logf("%d cases compared byte for byte; largest string map %d keys", compared, maxKeys)
-	check(t, compared >= 200, "only %d cases compared", compared)
-	check(t, maxKeys > 96, "no case forced two rehashes (max %d keys)", maxKeys)
+	assert.True(t, compared >= 200, "only %d cases compared", compared)
+	assert.True(t, maxKeys > 96, "no case forced two rehashes (max %d keys)", maxKeys)
 }
 
 // describe lists the string keys of each binary, for failure messages.

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // dumpText renders bins as llvm-objdump --offloading prints a raw
@@ -39,7 +41,7 @@ func objdump(t *testing.T, tool string, data []byte) (stdout, errMsg string) {
 func objdumpPrefix(t *testing.T, tool string, data []byte) (stdout, errMsg string, prefixed bool) {
 	t.Helper()
 	f := filepath.Join(t.TempDir(), "in.bin")
-	noErr(t, os.WriteFile(f, data, 0o644))
+	require.NoError(t, os.WriteFile(f, data, 0o644))
 	var out, serr bytes.Buffer
 	cmd := exec.Command(tool, "--offloading", f)
 	cmd.Stdout, cmd.Stderr = &out, &serr
@@ -82,7 +84,7 @@ type readCase struct {
 
 func readCases(t *testing.T) []readCase {
 	base, err := os.ReadFile("testdata/annotated-llvm22.bin")
-	noErr(t, err)
+	require.NoError(t, err)
 	two := append(bytes.Clone(base), base...)
 	const sz = 0xa0
 
@@ -137,17 +139,17 @@ func TestParseRejections(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			bins, err := ParseAll(tc.data, ReadOptions{})
 			if tc.class == "" {
-				noErr(t, err)
-				must(t, len(bins) > 0)
+				require.NoError(t, err)
+				require.True(t, len(bins) > 0)
 				return
 			}
-			isErr(t, err)
-			check(t, bins == nil, "error with non-nil result")
-			eq(t, tc.class, LLVMError(err))
-			check(t, errors.Is(err, tc.sentinel), "%v does not wrap %v", err, tc.sentinel)
+			require.Error(t, err)
+			assert.True(t, bins == nil, "error with non-nil result")
+			assert.Equal(t, tc.class, LLVMError(err))
+			assert.True(t, errors.Is(err, tc.sentinel), "%v does not wrap %v", err, tc.sentinel)
 			var fe *format.FormatError
-			must(t, errors.As(err, &fe), "%T is not *format.FormatError", err)
-			eq(t, tc.off, fe.Off, "offset (%v)", err)
+			require.True(t, errors.As(err, &fe), "%T is not *format.FormatError", err)
+			assert.Equal(t, tc.off, fe.Off, "offset (%v)", err)
 		})
 	}
 }
@@ -163,20 +165,20 @@ func TestParseRejectionsOracle(t *testing.T) {
 			if msg != "" {
 				// CheckHeader predicts whether LLVM prefixes the message.
 				first := CheckHeader(tc.data)
-				eq(t, first == nil, prefixed, "prefix (CheckHeader: %v)", first)
+				assert.Equal(t, first == nil, prefixed, "prefix (CheckHeader: %v)", first)
 				if first != nil {
-					eq(t, msg, LLVMError(first))
+					assert.Equal(t, msg, LLVMError(first))
 				}
 			}
 			switch tc.oracle {
 			case "accepts":
-				eq(t, "", msg, "LLVM 22 was expected to accept this")
+				assert.Equal(t, "", msg, "LLVM 22 was expected to accept this")
 			case "same":
-				eq(t, tc.class, msg)
+				assert.Equal(t, tc.class, msg)
 				if tc.class == "" {
 					bins, err := ParseAll(tc.data, ReadOptions{})
-					noErr(t, err)
-					eq(t, stdout, dumpText(bins))
+					require.NoError(t, err)
+					assert.Equal(t, stdout, dumpText(bins))
 				}
 			}
 		})
@@ -184,30 +186,30 @@ func TestParseRejectionsOracle(t *testing.T) {
 }
 
 func TestLLVMErrorOther(t *testing.T) {
-	eq(t, "", LLVMError(nil))
-	eq(t, "boom", LLVMError(errors.New("boom")))
+	assert.Equal(t, "", LLVMError(nil))
+	assert.Equal(t, "boom", LLVMError(errors.New("boom")))
 	_, _, err := Parse(nil)
-	eq(t, msgParseFailed, LLVMError(err))
+	assert.Equal(t, msgParseFailed, LLVMError(err))
 	got, err := ParseAll(nil, ReadOptions{})
-	noErr(t, err)
-	eq(t, 0, len(got))
+	require.NoError(t, err)
+	assert.Equal(t, 0, len(got))
 }
 
 func TestParseMultiRejections(t *testing.T) {
 	imgs := []*Image{annotatedImage(), {Strings: []KV{{"k", "v"}}, Image: []byte("xyz")}}
 	v2, err := AppendBinaryV2(nil, imgs)
-	noErr(t, err)
+	require.NoError(t, err)
 	zs, err := AppendBinaryV3(nil, imgs, "zstd", 0)
-	noErr(t, err)
+	require.NoError(t, err)
 	zl, err := AppendBinaryV3(nil, imgs, "zlib", 9)
-	noErr(t, err)
+	require.NoError(t, err)
 	infl := le.Uint64(zs[32:])
 	for _, ok := range [][]byte{v2, zs, zl} { // small bodies decode
 		got, _, err := Parse(ok)
-		noErr(t, err)
-		eq(t, 2, len(got))
-		eq(t, "v", got[1].Get("k"))
-		eq(t, "xyz", string(got[1].Image))
+		require.NoError(t, err)
+		assert.Equal(t, 2, len(got))
+		assert.Equal(t, "v", got[1].Get("k"))
+		assert.Equal(t, "xyz", string(got[1].Image))
 	}
 	garbage := bytes.Clone(zl)
 	for i := 42; i < len(garbage)-8; i++ {
@@ -234,13 +236,13 @@ func TestParseMultiRejections(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			bins, err := ParseAll(tt.data, ReadOptions{Align8: true, MaxInflated: tt.max})
-			isErr(t, err)
-			check(t, bins == nil)
-			eq(t, msgParseFailed, LLVMError(err))
-			check(t, errors.Is(err, tt.sentinel), "%v does not wrap %v", err, tt.sentinel)
+			require.Error(t, err)
+			assert.True(t, bins == nil)
+			assert.Equal(t, msgParseFailed, LLVMError(err))
+			assert.True(t, errors.Is(err, tt.sentinel), "%v does not wrap %v", err, tt.sentinel)
 			var fe *format.FormatError
-			must(t, errors.As(err, &fe))
-			eq(t, tt.off, fe.Off, "offset (%v)", err)
+			require.True(t, errors.As(err, &fe))
+			assert.Equal(t, tt.off, fe.Off, "offset (%v)", err)
 		})
 	}
 }
@@ -262,6 +264,6 @@ func TestStringBudget(t *testing.T) {
 	buf = append(buf, run...)
 	buf = append(buf, make([]byte, 8)...)
 	_, _, err := Parse(buf)
-	isErr(t, err)
-	check(t, errors.Is(err, format.ErrLimit), "%v", err)
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, format.ErrLimit), "%v", err)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/stretchr/testify/require"
 )
 
 // TestKillMidway starts writing commands on a 1 GiB sparse input, waits
@@ -57,14 +58,14 @@ func TestKillMidway(t *testing.T) {
 				cmd := exec.Command(bin, c.args(out)...)
 				var stderr strings.Builder
 				cmd.Stderr = &stderr
-				require(t, cmd.Start())
+				require.NoError(t, cmd.Start())
 				done := make(chan error, 1)
 				go func() { done <- cmd.Wait() }()
 				tmp := waitForTemp(t, out, c.final, done)
 				if tmp == "" {
 					return
 				}
-				require(t, cmd.Process.Signal(sig))
+				require.NoError(t, cmd.Process.Signal(sig))
 				var exited bool
 				select {
 				case <-done:
@@ -110,15 +111,15 @@ func TestKillMidway(t *testing.T) {
 	t.Run("create-stdout-blocked/SIGINT", func(t *testing.T) {
 		cmd := exec.Command(bin, "create", "-o", "-", "--image=file="+img+",triple=x86_64-unknown-linux-gnu,arch=generic,kind=openmp")
 		r, w, err := os.Pipe()
-		require(t, err)
+		require.NoError(t, err)
 		defer r.Close()
 		cmd.Stdout = w
-		require(t, cmd.Start())
+		require.NoError(t, cmd.Start())
 		w.Close()
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
 		time.Sleep(300 * time.Millisecond) // fills the 64 KiB pipe and blocks
-		require(t, cmd.Process.Signal(syscall.SIGINT))
+		require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 		select {
 		case <-done:
 			if cmd.ProcessState.ExitCode() == 0 {

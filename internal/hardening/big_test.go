@@ -13,6 +13,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/stretchr/testify/require"
 )
 
 // sparse writes head at 0 and tail at off, and makes the file size bytes
@@ -20,27 +21,27 @@ import (
 func sparse(t *testing.T, path string, head []byte, off int64, tail []byte, size int64) {
 	t.Helper()
 	f, err := os.Create(path)
-	require(t, err)
+	require.NoError(t, err)
 	defer f.Close()
 	_, err = f.WriteAt(head, 0)
-	require(t, err)
+	require.NoError(t, err)
 	if tail != nil {
 		_, err = f.WriteAt(tail, off)
-		require(t, err)
+		require.NoError(t, err)
 	}
-	require(t, f.Truncate(size))
+	require.NoError(t, f.Truncate(size))
 }
 
 // mmap maps a file read-only for the in-process readers.
 func mmap(t *testing.T, path string) []byte {
 	t.Helper()
 	f, err := os.Open(path)
-	require(t, err)
+	require.NoError(t, err)
 	defer f.Close()
 	fi, err := f.Stat()
-	require(t, err)
+	require.NoError(t, err)
 	b, err := syscall.Mmap(int(f.Fd()), 0, int(fi.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
-	require(t, err)
+	require.NoError(t, err)
 	t.Cleanup(func() { syscall.Munmap(b) })
 	return b
 }
@@ -110,7 +111,7 @@ func TestOver4GiBOffsets(t *testing.T) {
 		t.Run(filepath.Base(c.path), func(t *testing.T) {
 			b := mmap(t, c.path)
 			bins, err := offload.ParseAll(b, offload.ReadOptions{})
-			require(t, err)
+			require.NoError(t, err)
 			if len(bins) != 1 || bins[0].ImageOffset != uint64(c.imgOff) || int64(len(bins[0].Image)) != c.imgLen {
 				t.Fatalf("ParseAll: got %d binaries, offset %#x, size %d", len(bins), bins[0].ImageOffset, len(bins[0].Image))
 			}
@@ -161,7 +162,7 @@ func TestOver4GiBOffsets(t *testing.T) {
 				return // extracting 4 GiB is TestOver4GiBCreate's job
 			}
 			out := filepath.Join(dir, "out-"+filepath.Base(c.path))
-			require(t, os.Mkdir(out, 0o755))
+			require.NoError(t, os.Mkdir(out, 0o755))
 			res = runGuarded(guard{Timeout: 120 * time.Second, AddressSpace: defaultAS + fi.Size(), Dir: out}, bin, "extract", c.path, "-d", out)
 			if res.Code != 0 {
 				t.Fatalf("extract: exit %d: %s", res.Code, res.Stderr)
@@ -171,7 +172,7 @@ func TestOver4GiBOffsets(t *testing.T) {
 				t.Fatalf("extract wrote %v", files)
 			}
 			got, err := os.Stat(filepath.Join(out, files[0]))
-			require(t, err)
+			require.NoError(t, err)
 			if got.Size() != c.imgLen {
 				t.Errorf("extracted %d bytes, want %d", got.Size(), c.imgLen)
 			}
@@ -183,12 +184,12 @@ func TestOver4GiBOffsets(t *testing.T) {
 func checkTail(t *testing.T, path string, tail []byte) {
 	t.Helper()
 	f, err := os.Open(path)
-	require(t, err)
+	require.NoError(t, err)
 	defer f.Close()
 	fi, _ := f.Stat()
 	b := make([]byte, len(tail))
 	_, err = f.ReadAt(b, fi.Size()-int64(len(tail)))
-	require(t, err)
+	require.NoError(t, err)
 	if !bytes.Equal(b, tail) {
 		t.Errorf("%s ends with %q, want %q", path, b, tail)
 	}
@@ -220,14 +221,14 @@ func TestOver4GiBCreate(t *testing.T) {
 	if res.MaxRSS > 256<<20 {
 		t.Errorf("create used %d MiB RSS for a %d-byte image; it must stream", res.MaxRSS>>20, imgSize)
 	}
-	require(t, os.Remove(img))
+	require.NoError(t, os.Remove(img))
 	hv := offload.HeaderV1(&offload.Image{ImageKind: 1, OffloadKind: 1,
 		Strings: []offload.KV{{Key: "arch", Value: "generic"}, {Key: "triple", Value: "x86_64-unknown-linux-gnu"}}}, uint64(imgSize))
 	fi, err := os.Stat(pkgPath)
-	require(t, err)
+	require.NoError(t, err)
 	b := mmap(t, pkgPath)
 	bins, err := offload.ParseAll(b, offload.ReadOptions{})
-	require(t, err)
+	require.NoError(t, err)
 	if len(bins) != 1 || int64(len(bins[0].Image)) != imgSize || fi.Size() < int64(len(hv))+imgSize || int64(bins[0].Size) != fi.Size() {
 		t.Fatalf("package: size %d, binaries %d, image %d at %#x", fi.Size(), len(bins), len(bins[0].Image), bins[0].ImageOffset)
 	}
@@ -240,7 +241,7 @@ func TestOver4GiBCreate(t *testing.T) {
 		t.Errorf("dump: exit %d in %v: %s", res.Code, time.Since(start), res.Stderr)
 	}
 	out := filepath.Join(dir, "out")
-	require(t, os.Mkdir(out, 0o755))
+	require.NoError(t, os.Mkdir(out, 0o755))
 	start = time.Now()
 	res = runGuarded(g, bin, "extract", pkgPath, "-d", out)
 	t.Logf("extract: %v, max RSS %d MiB", time.Since(start).Round(time.Millisecond), res.MaxRSS>>20)
@@ -255,7 +256,7 @@ func TestOver4GiBCreate(t *testing.T) {
 		t.Fatalf("extract wrote %v", files)
 	}
 	got, err := os.Stat(filepath.Join(out, files[0]))
-	require(t, err)
+	require.NoError(t, err)
 	if got.Size() != imgSize {
 		t.Errorf("extracted %d bytes, want %d", got.Size(), imgSize)
 	}
@@ -278,7 +279,7 @@ func TestOver4GiBCCOB(t *testing.T) {
 	dev := filepath.Join(dir, "dev.bin")
 	sparse(t, dev, []byte("DEVHEAD"), devSize-4, []byte("TAIL"), devSize)
 	host := filepath.Join(dir, "host.bin")
-	require(t, os.WriteFile(host, []byte("HOSTDATA"), 0o644))
+	require.NoError(t, os.WriteFile(host, []byte("HOSTDATA"), 0o644))
 	out := filepath.Join(dir, "big.ccob")
 	g := guard{Timeout: 300 * time.Second, AddressSpace: defaultAS + 3*devSize, Dir: dir}
 	start := time.Now()
@@ -290,7 +291,7 @@ func TestOver4GiBCCOB(t *testing.T) {
 	}
 	// RSS includes the mmapped input's file pages, so it is only logged.
 	b, err := os.ReadFile(out)
-	require(t, err)
+	require.NoError(t, err)
 	if len(b) < 32 || string(b[:4]) != "CCOB" || le.Uint16(b[4:]) != 3 || le.Uint64(b[8:]) != uint64(len(b)) || le.Uint64(b[16:]) <= 4<<30 {
 		t.Fatalf("header % x (file %d bytes)", b[:min(32, len(b))], len(b))
 	}
@@ -309,7 +310,7 @@ func TestOver4GiBCCOB(t *testing.T) {
 		t.Errorf("unbundle peaked at %d MiB RSS for a %d-byte entry: more than one in-memory copy", res.MaxRSS>>20, devSize)
 	}
 	fi, err := os.Stat(got)
-	require(t, err)
+	require.NoError(t, err)
 	if fi.Size() != devSize {
 		t.Errorf("unbundled %d bytes, want %d", fi.Size(), devSize)
 	}

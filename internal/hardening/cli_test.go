@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/stretchr/testify/require"
 )
 
 // cliCase is one way of feeding an input to a tool. Add rows for new
@@ -133,13 +134,13 @@ func TestCLIs(t *testing.T) {
 
 func runCLICase(t *testing.T, c cliCase, bin string, h hostile) {
 	data, err := os.ReadFile(corpusFile(h.name))
-	require(t, err)
+	require.NoError(t, err)
 	root := t.TempDir()
 	inDir, outDir := filepath.Join(root, "in"), filepath.Join(root, "out")
-	require(t, os.Mkdir(inDir, 0o755))
-	require(t, os.Mkdir(outDir, 0o755))
+	require.NoError(t, os.Mkdir(inDir, 0o755))
+	require.NoError(t, os.Mkdir(outDir, 0o755))
 	in := filepath.Join(inDir, h.name)
-	require(t, os.WriteFile(in, data, 0o644))
+	require.NoError(t, os.WriteFile(in, data, 0o644))
 	before := tree(t, root)
 	escBefore, _ := filepath.Glob("/tmp/hardening-escape*")
 

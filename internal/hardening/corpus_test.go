@@ -18,6 +18,7 @@ import (
 	"github.com/offload-kit/offload-kit/format/bundle"
 	"github.com/offload-kit/offload-kit/format/fatbin"
 	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/stretchr/testify/require"
 )
 
 var update = flag.Bool("update", false, "regenerate testdata/hostile and its README")
@@ -800,9 +801,9 @@ func TestCorpusUpToDate(t *testing.T) {
 	}
 	want["README.md"] = []byte(readme(want))
 	if *update {
-		require(t, os.MkdirAll(hostileDir, 0o755))
+		require.NoError(t, os.MkdirAll(hostileDir, 0o755))
 		for name, data := range want {
-			require(t, os.WriteFile(filepath.Join(hostileDir, name), data, 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(hostileDir, name), data, 0o644))
 		}
 	}
 	var names []string
@@ -821,17 +822,10 @@ func TestCorpusUpToDate(t *testing.T) {
 		}
 	}
 	ents, err := os.ReadDir(hostileDir)
-	require(t, err)
+	require.NoError(t, err)
 	for _, e := range ents {
 		if _, ok := want[e.Name()]; !ok {
 			t.Errorf("%s is in testdata/hostile but not in the corpus table", e.Name())
 		}
-	}
-}
-
-func require(t testing.TB, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // detCase is one command whose outputs must not depend on the working
@@ -32,14 +34,14 @@ const llvmBin = "/usr/lib/llvm-22/bin"
 func copyFixture(t *testing.T, dir, rel, name string) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(repoRoot, rel))
-	require(t, err)
-	require(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))
 }
 
 var detCases = []detCase{
 	{name: "create", tool: "offload-packager", outputs: []string{"out.pkg"}, setup: func(t *testing.T, dir string) []string {
 		copyFixture(t, dir, "elfembed/testdata/hello-x86_64-linux-gnu.o", "dev.o")
-		require(t, os.WriteFile(filepath.Join(dir, "dev.bc"), []byte("BC\xc0\xde-not-really"), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "dev.bc"), []byte("BC\xc0\xde-not-really"), 0o644))
 		return []string{"create", "-o", "out.pkg",
 			"--image=file=dev.o,triple=x86_64-unknown-linux-gnu,arch=generic,kind=openmp",
 			"--image=file=dev.bc,triple=amdgcn-amd-amdhsa,arch=gfx90a,kind=hip,feature=+xnack"}
@@ -51,12 +53,12 @@ var detCases = []detCase{
 	}},
 	{name: "extract", tool: "offload-packager", outDir: "x", setup: func(t *testing.T, dir string) []string {
 		copyFixture(t, dir, "elfembed/testdata/pkg2.out", "in.pkg")
-		require(t, os.Mkdir(filepath.Join(dir, "x"), 0o755))
+		require.NoError(t, os.Mkdir(filepath.Join(dir, "x"), 0o755))
 		return []string{"extract", "in.pkg", "-d", "x"}
 	}},
 	{name: "extract-object", tool: "offload-packager", outDir: "x", setup: func(t *testing.T, dir string) []string {
 		copyFixture(t, dir, elfFixture, "fat.o")
-		require(t, os.Mkdir(filepath.Join(dir, "x"), 0o755))
+		require.NoError(t, os.Mkdir(filepath.Join(dir, "x"), 0o755))
 		return []string{"extract", "fat.o", "-d", "x"}
 	}},
 	{name: "embed", tool: "offload-packager", outputs: []string{"fat.o"}, setup: func(t *testing.T, dir string) []string {
@@ -82,7 +84,7 @@ var detCases = []detCase{
 	{name: "sycl-linker-split", tool: "sycl-linker", needs: []string{"clang", "llvm-link", "llc"}, jobs: []string{"1", "2", "4"}, outputs: []string{"dev.out"},
 		setup: func(t *testing.T, dir string) []string {
 			src := filepath.Join(dir, "a.cpp")
-			require(t, os.WriteFile(src, []byte(syclSrc), 0o644))
+			require.NoError(t, os.WriteFile(src, []byte(syclSrc), 0o644))
 			cmd := exec.Command(filepath.Join(llvmBin, "clang"), "-cc1", "-fsycl-is-device", "-triple", "spirv64", "-O2", "-emit-llvm-bc", "a.cpp", "-o", "a.bc")
 			cmd.Dir = dir
 			if out, err := cmd.CombinedOutput(); err != nil {
@@ -132,8 +134,8 @@ func TestDeterminism(t *testing.T) {
 					// Different depths and names, so paths differ in length too.
 					dir := filepath.Join(root, strings.Repeat("d", run+1), "work")
 					tmp := filepath.Join(root, "tmp")
-					require(t, os.MkdirAll(dir, 0o755))
-					require(t, os.MkdirAll(tmp, 0o755))
+					require.NoError(t, os.MkdirAll(dir, 0o755))
+					require.NoError(t, os.MkdirAll(tmp, 0o755))
 					args := c.setup(t, dir)
 					if j != "" {
 						args = append(args, "-j", j)
@@ -145,13 +147,13 @@ func TestDeterminism(t *testing.T) {
 					got := map[string][]byte{"<stdout>": res.Stdout}
 					for _, o := range c.outputs {
 						b, err := os.ReadFile(filepath.Join(dir, o))
-						require(t, err)
+						require.NoError(t, err)
 						got[o] = b
 					}
 					if c.outDir != "" {
 						for _, p := range tree(t, filepath.Join(dir, c.outDir)) {
 							b, err := os.ReadFile(filepath.Join(dir, c.outDir, p))
-							require(t, err)
+							require.NoError(t, err)
 							got[c.outDir+"/"+p] = b
 						}
 					}

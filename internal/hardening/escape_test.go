@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // escapingPkg returns a package whose triple climbs out of any directory
@@ -38,10 +40,10 @@ func TestDerivedNamesStayInside(t *testing.T) {
 			root := t.TempDir()
 			tmp := filepath.Join(root, "tmp")
 			out := filepath.Join(root, "out")
-			require(t, os.Mkdir(tmp, 0o755))
-			require(t, os.Mkdir(out, 0o755))
+			require.NoError(t, os.Mkdir(tmp, 0o755))
+			require.NoError(t, os.Mkdir(out, 0o755))
 			in := filepath.Join(root, "esc.bin")
-			require(t, os.WriteFile(in, escapingPkg(watched), 0o644))
+			require.NoError(t, os.WriteFile(in, escapingPkg(watched), 0o644))
 			res := runGuarded(guard{Dir: out, Env: []string{"TMPDIR=" + tmp}}, append([]string{bin}, c.args(in, out)...)...)
 			if got := tree(t, watched); len(got) > 0 {
 				t.Errorf("%s wrote outside its directories: %v in %s (exit %d, stderr %q)", c.name, got, watched, res.Code, res.Stderr)
@@ -93,9 +95,9 @@ func TestSymlinkAtOutput(t *testing.T) {
 			bin := toolPath(t, c.tool)
 			dir := t.TempDir()
 			victim := filepath.Join(dir, "victim")
-			require(t, os.WriteFile(victim, []byte("precious"), 0o644))
+			require.NoError(t, os.WriteFile(victim, []byte("precious"), 0o644))
 			link := filepath.Join(dir, "out.o")
-			require(t, os.Symlink(victim, link))
+			require.NoError(t, os.Symlink(victim, link))
 			res := runGuarded(guard{Dir: dir}, append([]string{bin}, c.args(link)...)...)
 			for _, s := range notYet {
 				if strings.Contains(string(res.Stderr), s) {

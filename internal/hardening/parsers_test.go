@@ -24,6 +24,7 @@ import (
 	"github.com/offload-kit/offload-kit/format/offload"
 	"github.com/offload-kit/offload-kit/hcf"
 	"github.com/offload-kit/offload-kit/internal/scan"
+	"github.com/stretchr/testify/require"
 )
 
 // parser is one in-process entry point that takes untrusted bytes. Add a
@@ -281,7 +282,7 @@ const (
 // parseAllocMiB MiB + 16x the input size (or the entry's allocMiB).
 func TestParsers(t *testing.T) {
 	exe, err := os.Executable()
-	require(t, err)
+	require.NoError(t, err)
 	for _, p := range parsers {
 		t.Run(p.name, func(t *testing.T) {
 			t.Parallel()

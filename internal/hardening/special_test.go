@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestSpecialFileInputs gives non-regular files as inputs: an endless
@@ -53,13 +55,13 @@ func TestSignalWhileBlocked(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			fifo := filepath.Join(t.TempDir(), "fifo")
-			require(t, syscall.Mkfifo(fifo, 0o644))
+			require.NoError(t, syscall.Mkfifo(fifo, 0o644))
 			cmd := exec.Command(bin, "dump", fifo)
-			require(t, cmd.Start())
+			require.NoError(t, cmd.Start())
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
 			time.Sleep(300 * time.Millisecond)
-			require(t, cmd.Process.Signal(sig))
+			require.NoError(t, cmd.Process.Signal(sig))
 			select {
 			case <-done:
 				if cmd.ProcessState.ExitCode() == 0 {

@@ -7,6 +7,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const winTriple = "x86_64-pc-windows-msvc"
@@ -16,7 +19,7 @@ const winTriple = "x86_64-pc-windows-msvc"
 func coffShape(t *testing.T, path string) (secs, syms []string) {
 	t.Helper()
 	f, err := pe.Open(path)
-	must(t, err)
+	require.NoError(t, err)
 	defer f.Close()
 	skip := map[int]bool{}
 	for i, s := range f.Sections {
@@ -29,7 +32,7 @@ func coffShape(t *testing.T, path string) (secs, syms []string) {
 	for i := 0; i < len(f.COFFSymbols); i++ {
 		s := f.COFFSymbols[i]
 		name, err := s.FullName(f.StringTable)
-		must(t, err)
+		require.NoError(t, err)
 		sec := "UND"
 		switch {
 		case s.SectionNumber == -1:
@@ -68,12 +71,12 @@ func TestCOFFReferenceStructure(t *testing.T) {
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			obj, err := tc.build()
-			must(t, err)
+			require.NoError(t, err)
 			ours := writeFile(t, dir, tc.kind+"-ours.obj", obj)
 			ref := filepath.Join(dir, refWrapperFor(t, dir, winTriple, tc.kind, tc.input))
 			s1, y1 := coffShape(t, ours)
 			s2, y2 := coffShape(t, ref)
-			eq(t, strings.Join(s1, "\n"), strings.Join(s2, "\n"))
+			assert.Equal(t, strings.Join(s2, "\n"), strings.Join(s1, "\n"))
 			// LLVM names its local functions and data; we relocate
 			// against section symbols, so only compare the symbols
 			// that must match: section, external, weak and absolute.
@@ -86,14 +89,14 @@ func TestCOFFReferenceStructure(t *testing.T) {
 				}
 				return strings.Join(out, "\n")
 			}
-			eq(t, filter(y1), filter(y2))
+			assert.Equal(t, filter(y2), filter(y1))
 			u1, u2 := unwindCodes(t, readobj, dir, ours), unwindCodes(t, readobj, dir, ref)
 			if tc.kind == "hip" {
 				// LLVM allocates registers differently for HIP (no
 				// RegisterFatBinaryEnd call); both describe three functions.
-				eq(t, strings.Count(u1, "PrologSize"), strings.Count(u2, "PrologSize"))
+				assert.Equal(t, strings.Count(u2, "PrologSize"), strings.Count(u1, "PrologSize"))
 			} else {
-				eq(t, u1, u2)
+				assert.Equal(t, u2, u1)
 			}
 		})
 	}
@@ -160,7 +163,7 @@ int atexit(void (*f)(void)) { return 0; }
 	} {
 		t.Run(name, func(t *testing.T) {
 			obj, err := build()
-			must(t, err)
+			require.NoError(t, err)
 			writeFile(t, dir, name+".obj", obj)
 			runCmd(t, dir, lld, "/dll", "/noentry", "/nodefaultlib", "/out:"+name+".dll", name+".obj", "stub.obj")
 		})

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestDescribeGolden keeps the description of every golden object.
@@ -12,7 +15,7 @@ func TestDescribeGolden(t *testing.T) {
 	for name, obj := range goldenCases(t) {
 		t.Run(name, func(t *testing.T) {
 			got, err := Describe(obj)
-			must(t, err)
+			require.NoError(t, err)
 			golden(t, name+".describe", got)
 		})
 	}
@@ -43,15 +46,15 @@ func testDescribeMatchesReference(t *testing.T, triple string) {
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			obj, err := tc.ours()
-			must(t, err)
+			require.NoError(t, err)
 			ref, err := os.ReadFile(filepath.Join(dir, refWrapperFor(t, dir, triple, tc.kind, tc.input)))
-			must(t, err)
+			require.NoError(t, err)
 			a, err := Describe(obj)
-			must(t, err)
+			require.NoError(t, err)
 			b, err := Describe(ref)
-			must(t, err)
-			eq(t, a, b)
-			contains(t, a, "kind="+tc.kind)
+			require.NoError(t, err)
+			assert.Equal(t, b, a)
+			assert.Contains(t, a, "kind="+tc.kind)
 		})
 	}
 }

@@ -7,6 +7,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // goldenCases are the objects whose llvm-readelf/llvm-objdump views are kept
@@ -18,7 +21,7 @@ func goldenCases(t *testing.T) map[string][]byte {
 	raw := []byte("not an offload binary, registered whole")
 	mk := func(b []byte, err error) []byte {
 		t.Helper()
-		must(t, err)
+		require.NoError(t, err)
 		return b
 	}
 	a64 := Options{Triple: "aarch64-unknown-linux-gnu"}
@@ -72,7 +75,7 @@ func TestGoldenObjects(t *testing.T) {
 func shape(t *testing.T, path string, skipSec func(string) bool) (secs, syms []string) {
 	t.Helper()
 	f, err := elf.Open(path)
-	must(t, err)
+	require.NoError(t, err)
 	defer f.Close()
 	for _, s := range f.Sections {
 		if s.Name == "" || skipSec(s.Name) {
@@ -81,7 +84,7 @@ func shape(t *testing.T, path string, skipSec func(string) bool) (secs, syms []s
 		secs = append(secs, fmt.Sprintf("%s %v %v align=%d", s.Name, s.Type, s.Flags, s.Addralign))
 	}
 	ss, err := f.Symbols()
-	must(t, err)
+	require.NoError(t, err)
 	for _, s := range ss {
 		if elf.ST_TYPE(s.Info) == elf.STT_SECTION {
 			continue
@@ -129,7 +132,7 @@ func testReferenceStructure(t *testing.T, triple string) {
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			obj, err := tc.build()
-			must(t, err)
+			require.NoError(t, err)
 			ours := writeFile(t, dir, tc.kind+"-ours.o", obj)
 			ref := filepath.Join(dir, refWrapperFor(t, dir, triple, tc.kind, tc.input))
 			skip := func(n string) bool {
@@ -138,7 +141,7 @@ func testReferenceStructure(t *testing.T, triple string) {
 			}
 			s1, y1 := shape(t, ours, skip)
 			s2, y2 := shape(t, ref, skip)
-			eq(t, strings.Join(s1, "\n"), strings.Join(s2, "\n"))
+			assert.Equal(t, strings.Join(s2, "\n"), strings.Join(s1, "\n"))
 			noSize := func(v []string) string {
 				var out []string
 				for _, s := range v {
@@ -149,7 +152,7 @@ func testReferenceStructure(t *testing.T, triple string) {
 				}
 				return strings.Join(out, "\n")
 			}
-			eq(t, noSize(y1), noSize(y2))
+			assert.Equal(t, noSize(y2), noSize(y1))
 		})
 	}
 }

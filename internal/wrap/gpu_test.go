@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // testFatbin returns deterministic fatbin bytes that start with their
@@ -67,7 +70,7 @@ func (h hostEnv) exec(t *testing.T, dir, exe string) string {
 func TestGPURegistration(t *testing.T) {
 	clang := tool(t, "clang++")
 	src, err := filepath.Abs("testdata/gpu")
-	must(t, err)
+	require.NoError(t, err)
 	for _, h := range hostEnvs(t) {
 		t.Run(h.name, func(t *testing.T) { testGPURegistration(t, h, clang, src) })
 	}
@@ -115,7 +118,7 @@ func testGPURegistration(t *testing.T, h hostEnv, clang, src string) {
 			runCmd(t, dir, clang, args...)
 			fatbin := testFatbin(333)
 			obj, err := tc.build(Options{Triple: h.triple}, fatbin)
-			must(t, err)
+			require.NoError(t, err)
 			ours := writeFile(t, dir, tc.kind+"-ours.o", obj)
 			ref := refWrapperFor(t, dir, h.triple, tc.kind, fatbin)
 			logs := map[string]string{}
@@ -128,7 +131,7 @@ func testGPURegistration(t *testing.T, h hostEnv, clang, src string) {
 				t.Fatalf("logs differ\n--- ours ---\n%s--- reference ---\n%s", logs["ours"], logs["ref"])
 			}
 			for _, w := range tc.want {
-				contains(t, logs["ours"], w)
+				assert.Contains(t, logs["ours"], w)
 			}
 			if strings.Contains(logs["ours"], "BAD") || strings.Contains(logs["ours"], "odd") ||
 				strings.Contains(logs["ours"], "omp_entry") || strings.Contains(logs["ours"], "kind3") {
@@ -141,14 +144,14 @@ func testGPURegistration(t *testing.T, h hostEnv, clang, src string) {
 				// container against an ms_abi build of the stub, must
 				// log exactly the same.
 				win, err := tc.build(Options{Triple: hostTriple, winABI: true}, fatbin)
-				must(t, err)
+				require.NoError(t, err)
 				if string(win) == string(obj) {
 					t.Fatal("winABI gave the System V object")
 				}
 				writeFile(t, dir, tc.kind+"-win.o", win)
 				runCmd(t, dir, gcc, "-c", "-fPIC", "-DMS_ABI", filepath.Join(src, "stub.c"), "-o", "stub-ms.o")
 				runCmd(t, dir, gcc, "-rdynamic", "-o", tc.kind+"-win", host, "synth.o", "stub-ms.o", tc.kind+"-win.o", "-ldl")
-				eq(t, h.exec(t, dir, tc.kind+"-win"), logs["ours"])
+				assert.Equal(t, logs["ours"], h.exec(t, dir, tc.kind+"-win"))
 			}
 
 			// No entries at all: only the wrapper's empty section, so
@@ -159,8 +162,8 @@ func testGPURegistration(t *testing.T, h hostEnv, clang, src string) {
 				runCmd(t, dir, gcc, "-rdynamic", "-o", exe, "main.c", "stub.o", w, "-ldl")
 				logs[name] = h.exec(t, dir, exe)
 			}
-			eq(t, logs["ours"], logs["ref"])
-			eq(t, strings.Count(logs["ours"], "\n"), map[string]int{"cuda": 4, "hip": 3}[tc.kind])
+			assert.Equal(t, logs["ref"], logs["ours"])
+			assert.Equal(t, map[string]int{"cuda": 4, "hip": 3}[tc.kind], strings.Count(logs["ours"], "\n"))
 		})
 	}
 }

@@ -7,9 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -100,7 +101,7 @@ func align8(x uint64) uint64 { return (x + 7) &^ 7 }
 func writeFile(t *testing.T, dir, name string, b []byte) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
-	must(t, os.WriteFile(p, b, 0o644))
+	require.NoError(t, os.WriteFile(p, b, 0o644))
 	return p
 }
 
@@ -109,8 +110,8 @@ func golden(t *testing.T, name, got string) {
 	t.Helper()
 	p := filepath.Join("testdata", name+".golden")
 	if *update {
-		must(t, os.MkdirAll("testdata", 0o755))
-		must(t, os.WriteFile(p, []byte(got), 0o644))
+		require.NoError(t, os.MkdirAll("testdata", 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(got), 0o644))
 		return
 	}
 	want, err := os.ReadFile(p)
@@ -119,36 +120,5 @@ func golden(t *testing.T, name, got string) {
 	}
 	if string(want) != got {
 		t.Errorf("%s differs from golden (run go test -update to refresh):\n--- got ---\n%s", p, got)
-	}
-}
-
-// Small assertion helpers (testify's assert package cannot be used: its
-// dependencies are not in go.sum).
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-func eq[T comparable](t *testing.T, got, want T) {
-	t.Helper()
-	if got != want {
-		t.Errorf("got %v, want %v", got, want)
-	}
-}
-
-func contains(t *testing.T, s, sub string) {
-	t.Helper()
-	if !strings.Contains(s, sub) {
-		t.Errorf("%q not found in:\n%s", sub, s)
-	}
-}
-
-func matches(t *testing.T, s, re string, want bool) {
-	t.Helper()
-	if regexp.MustCompile(re).MatchString(s) != want {
-		t.Errorf("match of %q = %v, want %v, in:\n%s", re, !want, want, s)
 	}
 }

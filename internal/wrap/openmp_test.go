@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const ompProg = `#include <stdio.h>
@@ -48,7 +51,7 @@ func newOMPFixture(t *testing.T) *ompFixture {
 	runCmd(t, dir, clang, append([]string{"--no-default-config", "-o", "dev.img", "--target=" + hostTriple,
 		"-Wl,--no-undefined", "dev.o", "-Wl,-Bsymbolic", "-shared"}, libs...)...)
 	img, err := os.ReadFile(filepath.Join(dir, "dev.img"))
-	must(t, err)
+	require.NoError(t, err)
 	bin := packV1(1 /*IMG_Object*/, 1 /*OFK_OpenMP*/, img, "triple", hostTriple, "arch", "generic")
 	return &ompFixture{dir: dir, clang: clang, hostObj: "prog.o", image: bin, libs: libs}
 }
@@ -73,17 +76,17 @@ func TestOpenMPHostOffload(t *testing.T) {
 
 func testOpenMPRuns(t *testing.T, f *ompFixture) {
 	obj, err := OpenMP(Options{Triple: hostTriple}, [][]byte{f.image})
-	must(t, err)
+	require.NoError(t, err)
 	writeFile(t, f.dir, "wrap.o", obj)
 	out := f.linkRun(t, "prog", f.hostObj, "wrap.o")
-	eq(t, "on_device=1 sum=2016\n", out)
+	assert.Equal(t, "on_device=1 sum=2016\n", out)
 
 	// The final executable keeps the image in an allocated
 	// SHT_LLVM_OFFLOADING section that llvm-objdump --offloading lists.
 	objdump := tool(t, "llvm-objdump")
 	listing := runCmd(t, f.dir, objdump, "--offloading", "prog")
-	contains(t, listing, "triple          "+hostTriple)
-	contains(t, listing, "openmp")
+	assert.Contains(t, listing, "triple          "+hostTriple)
+	assert.Contains(t, listing, "openmp")
 }
 
 // testOpenMPRelocatable follows spec §8: the wrapper object goes into a
@@ -91,7 +94,7 @@ func testOpenMPRuns(t *testing.T, f *ompFixture) {
 // result still registers and runs when linked into a program.
 func testOpenMPRelocatable(t *testing.T, f *ompFixture) {
 	obj, err := OpenMP(Options{Triple: hostTriple, Relocatable: true}, [][]byte{f.image})
-	must(t, err)
+	require.NoError(t, err)
 	writeFile(t, f.dir, "wrap.o", obj)
 	runCmd(t, f.dir, "ld", "--relocatable", "-o", "part.o", "wrap.o", f.hostObj)
 	h := "1a2b3c"
@@ -100,10 +103,10 @@ func testOpenMPRelocatable(t *testing.T, f *ompFixture) {
 		"--redefine-sym", "__start_llvm_offload_entries=__start_llvm_offload_entries_"+h,
 		"--redefine-sym", "__stop_llvm_offload_entries=__stop_llvm_offload_entries_"+h)
 	sections := runCmd(t, f.dir, tool(t, "llvm-readelf"), "-S", "part.o")
-	matches(t, sections, `\.llvm\.offloading\.relocatable\s+LLVM_OFFLOADING`, true)
-	matches(t, sections, `\.llvm\.offloading\s`, false)
+	assert.Regexp(t, `\.llvm\.offloading\.relocatable\s+LLVM_OFFLOADING`, sections)
+	assert.NotRegexp(t, `\.llvm\.offloading\s`, sections)
 	out := f.linkRun(t, "prog-r", "part.o")
-	eq(t, "on_device=1 sum=2016\n", out)
+	assert.Equal(t, "on_device=1 sum=2016\n", out)
 }
 
 // testOpenMPReference checks the harness itself: LLVM's own wrapper
@@ -111,7 +114,7 @@ func testOpenMPRelocatable(t *testing.T, f *ompFixture) {
 func testOpenMPReference(t *testing.T, f *ompFixture) {
 	ref := refWrapper(t, f.dir, "openmp", f.image)
 	out := f.linkRun(t, "prog-ref", f.hostObj, ref)
-	eq(t, "on_device=1 sum=2016\n", out)
+	assert.Equal(t, "on_device=1 sum=2016\n", out)
 }
 
 // refWrapper builds LLVM's wrapper object for one input with
@@ -162,7 +165,7 @@ func dumpObject(t *testing.T, dir, file string) string {
 // images (one OffloadBinary, one raw buffer), using a recording stub.
 func TestOpenMPRegistrationStub(t *testing.T) {
 	src, err := filepath.Abs("testdata/omp/stub.c")
-	must(t, err)
+	require.NoError(t, err)
 	images := [][]byte{
 		packV1(1, 1, []byte("ELF-image-bytes"), "triple", hostTriple, "arch", "generic"),
 		[]byte("RAW image, registered whole"),
@@ -171,7 +174,7 @@ func TestOpenMPRegistrationStub(t *testing.T) {
 		t.Run(h.name, func(t *testing.T) {
 			dir := t.TempDir()
 			obj, err := OpenMP(Options{Triple: h.triple}, images)
-			must(t, err)
+			require.NoError(t, err)
 			writeFile(t, dir, "ours.o", obj)
 			// llvm-offload-wrapper takes files: write both images.
 			in0 := writeFile(t, dir, "img0.bin", images[0])
@@ -183,14 +186,14 @@ func TestOpenMPRegistrationStub(t *testing.T) {
 				runCmd(t, dir, h.cc, "-o", w, src, w+".o")
 				logs[w] = h.exec(t, dir, w)
 			}
-			eq(t, logs["ours"], logs["ref"])
+			assert.Equal(t, logs["ref"], logs["ours"])
 			if h.name == "x86_64" {
 				// Windows x64 template under Linux (see gpu_test.go).
 				win, err := OpenMP(Options{Triple: hostTriple, winABI: true}, images)
-				must(t, err)
+				require.NoError(t, err)
 				writeFile(t, dir, "win.o", win)
 				runCmd(t, dir, h.cc, "-DMS_ABI", "-o", "win", src, "win.o")
-				eq(t, h.exec(t, dir, "win"), logs["ours"])
+				assert.Equal(t, logs["ours"], h.exec(t, dir, "win"))
 			}
 			want := "register images=2 entries=2\n" +
 				" entry kind=1 size=0 name=__omp_offloading_region_a\n" +
@@ -198,7 +201,7 @@ func TestOpenMPRegistrationStub(t *testing.T) {
 				" image 0 size=15 fnv=" + fnv([]byte("ELF-image-bytes")) + " same-entries=1,1 head=ELF\n" +
 				" image 1 size=27 fnv=" + fnv(images[1]) + " same-entries=1,1 head=RAW\n" +
 				"main\nunregister same=1\n"
-			eq(t, logs["ours"], want)
+			assert.Equal(t, want, logs["ours"])
 
 			// Unwinding through the registration function works as with
 			// LLVM's object (.eh_frame): the backtrace taken inside
@@ -208,7 +211,7 @@ func TestOpenMPRegistrationStub(t *testing.T) {
 				runCmd(t, dir, h.cc, "-DBACKTRACE", "-o", w+"-bt", src, w+".o")
 				logs[w] = h.exec(t, dir, w+"-bt")
 			}
-			eq(t, logs["ours"], logs["ref"])
+			assert.Equal(t, logs["ref"], logs["ours"])
 			bt, _, _ := strings.Cut(logs["ours"], "\n")
 			if n := len(strings.Fields(bt)); n < 5 {
 				t.Errorf("backtrace stops early (%d frames): %s", n-1, bt)

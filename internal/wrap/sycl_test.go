@@ -3,6 +3,9 @@ package wrap
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestSYCLRegistration links our SYCL wrapper object with a recording stub
@@ -10,7 +13,7 @@ import (
 // runtime receives against the spec's layout (§9.5).
 func TestSYCLRegistration(t *testing.T) {
 	src, err := filepath.Abs("testdata/sycl/stub.c")
-	must(t, err)
+	require.NoError(t, err)
 	for _, h := range hostEnvs(t) {
 		t.Run(h.name, func(t *testing.T) { testSYCLRegistration(t, h, src) })
 	}
@@ -20,13 +23,13 @@ func testSYCLRegistration(t *testing.T, h hostEnv, src string) {
 	dir := t.TempDir()
 	bin := packV1(0, 8, []byte("\x03\x02\x23\x07 spirv module"), "triple", "spirv64-unknown-unknown", "arch", "", "symbols", "_ZTS6kernA\n_ZTS6kernB")
 	first, err := SYCLImageFromBinary(bin)
-	must(t, err)
-	eq(t, first.Triple, "spirv64-unknown-unknown")
-	eq(t, len(first.Symbols), 2)
+	require.NoError(t, err)
+	assert.Equal(t, "spirv64-unknown-unknown", first.Triple)
+	assert.Equal(t, 2, len(first.Symbols))
 	images := []SYCLImage{first, {Triple: "spirv64-intel", Image: []byte("second"), Symbols: []string{"_ZTS6kernA", "k3"},
 		ImageKind: 6, CompileOptions: "-O2", LinkOptions: "-g"}, {Triple: "", Image: nil}}
 	obj, err := SYCL(Options{Triple: h.triple}, images)
-	must(t, err)
+	require.NoError(t, err)
 	writeFile(t, dir, "sycl.o", obj)
 	runCmd(t, dir, h.cc, "-o", "prog", src, "sycl.o")
 	out := h.exec(t, dir, "prog")
@@ -41,14 +44,14 @@ func testSYCLRegistration(t *testing.T, h hostEnv, src string) {
 main: llvm_offload_entries holds 4 entries: _ZTS6kernA/8 _ZTS6kernB/8 _ZTS6kernA/8 k3/8
 unregister same=1
 `
-	eq(t, out, want)
+	assert.Equal(t, want, out)
 	if h.name == "x86_64" {
 		// Windows x64 template under Linux (see gpu_test.go).
 		win, err := SYCL(Options{Triple: hostTriple, winABI: true}, images)
-		must(t, err)
+		require.NoError(t, err)
 		writeFile(t, dir, "win.o", win)
 		runCmd(t, dir, h.cc, "-DMS_ABI", "-o", "win", src, "win.o")
-		eq(t, h.exec(t, dir, "win"), want)
+		assert.Equal(t, want, h.exec(t, dir, "win"))
 	}
 }
 

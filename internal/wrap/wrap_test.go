@@ -10,17 +10,19 @@ import (
 	"testing"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestImageRange(t *testing.T) {
 	bin := packV1(1, 1, []byte("ABC"), "triple", hostTriple, "arch", "generic")
 	s, e, err := imageRange(bin)
-	must(t, err)
-	eq(t, string(bin[s:e]), "ABC")
+	require.NoError(t, err)
+	assert.Equal(t, "ABC", string(bin[s:e]))
 	s, e, err = imageRange([]byte("raw"))
-	must(t, err)
-	eq(t, s, 0)
-	eq(t, e, 3)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(0), s)
+	assert.Equal(t, uint64(3), e)
 
 	bad := func(mut func(b []byte) []byte, want error) {
 		t.Helper()
@@ -65,15 +67,15 @@ func TestOpenMPBadImage(t *testing.T) {
 func TestSYCLImageFromBinary(t *testing.T) {
 	b := packV1(0, 8, []byte("spv"), "triple", "spirv64-unknown-unknown", "arch", "", "symbols", "a\nb\nc")
 	im, err := SYCLImageFromBinary(b)
-	must(t, err)
-	eq(t, im.Triple, "spirv64-unknown-unknown")
-	eq(t, string(im.Image), "spv")
-	eq(t, len(im.Symbols), 3)
-	eq(t, im.Symbols[2], "c")
+	require.NoError(t, err)
+	assert.Equal(t, "spirv64-unknown-unknown", im.Triple)
+	assert.Equal(t, "spv", string(im.Image))
+	assert.Equal(t, 3, len(im.Symbols))
+	assert.Equal(t, "c", im.Symbols[2])
 	im, err = SYCLImageFromBinary(packV1(6, 8, nil, "symbols", ""))
-	must(t, err)
-	eq(t, len(im.Symbols), 0)
-	eq(t, im.ImageKind, 6)
+	require.NoError(t, err)
+	assert.Equal(t, 0, len(im.Symbols))
+	assert.Equal(t, uint8(6), im.ImageKind)
 	if _, err := SYCLImageFromBinary([]byte("spv")); !errors.Is(err, format.ErrMagic) {
 		t.Errorf("err = %v", err)
 	}
@@ -112,9 +114,9 @@ func TestLargeImageNotCopied(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	o, err := BuildOpenMP(Options{Triple: hostTriple}, [][]byte{bin})
-	must(t, err)
+	require.NoError(t, err)
 	n, err := o.WriteTo(io.Discard)
-	must(t, err)
+	require.NoError(t, err)
 	runtime.ReadMemStats(&after)
 	if n < int64(len(bin)) {
 		t.Fatalf("wrote %d bytes", n)

@@ -9,6 +9,8 @@ import (
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/offload"
 	"github.com/offload-kit/offload-kit/internal/run"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const cudaFixtures = "/work/shared/testdata/cuda"

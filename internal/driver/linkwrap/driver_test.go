@@ -22,6 +22,8 @@ import (
 	"github.com/offload-kit/offload-kit/format/offload"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/workdir"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func fixture(name string) string { return filepath.Join("testdata", "fixtures", name) }

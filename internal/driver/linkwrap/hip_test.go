@@ -11,6 +11,8 @@ import (
 	"github.com/offload-kit/offload-kit/format/bundle"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/workdir"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestHIPFatbinInProcess checks the in-process HIP bundle against

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/offload-kit/offload-kit/internal/run"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var (
