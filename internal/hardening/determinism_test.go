@@ -2,11 +2,13 @@ package hardening
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -23,8 +25,10 @@ type detCase struct {
 	needs []string // LLVM tools required (in /usr/lib/llvm-22/bin)
 	setup func(t *testing.T, dir string) []string
 	// jobs: run once per value, appending "-j N" (nil: once, no -j).
-	jobs    []string
-	outputs []string
+	jobs []string
+	// jobsFlag spells the jobs option when it is not "-j N".
+	jobsFlag func(n string) []string
+	outputs  []string
 	// outDir: compare every file in this subdirectory (relative names).
 	outDir string
 }
@@ -92,9 +96,70 @@ var detCases = []detCase{
 			}
 			return []string{"--triple=spirv64", "--module-split-mode=kernel", "-o", "dev.out", "a.bc"}
 		}},
-	// TODO(lead): linker-wrapper rows (an OpenMP/HIP fat object linked with
-	// -j 1/2/4, comparing a.out and --save-temps names) once its fixtures
-	// exist.
+	// Three device-link groups (OpenMP x86-64, HIP gfx90a and gfx1100) linked
+	// in parallel or not: the relocatable output must not depend on -j, the
+	// directory or TMPDIR (where the temporaries live).
+	{name: "linker-wrapper-jobs", tool: "linker-wrapper", needs: []string{"clang", "ld.lld"}, jobs: []string{"1", "2", "4"},
+		jobsFlag: func(n string) []string { return []string{"--wrapper-jobs=" + n} }, outputs: []string{"out.o"},
+		setup: func(t *testing.T, dir string) []string {
+			// The objects are compiled once and copied: OpenMP kernel names
+			// carry the source file's inode, so recompiling per run would
+			// change the inputs, not test the wrapper.
+			for name, b := range wrapperInputs(t) {
+				require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))
+			}
+			return []string{"--host-triple=x86_64-unknown-linux-gnu", "--linker-path=/usr/bin/ld", "-r", "-o", "out.o", "omp.o", "a.o", "b.o"}
+		}},
+}
+
+var wrapperObjs struct {
+	once sync.Once
+	objs map[string][]byte
+	err  error
+}
+
+// wrapperInputs compiles the fat objects of the linker-wrapper row once.
+func wrapperInputs(t *testing.T) map[string][]byte {
+	wrapperObjs.once.Do(func() {
+		dir, err := os.MkdirTemp("", "det-objs-")
+		if err != nil {
+			wrapperObjs.err = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		for rel, name := range map[string]string{
+			"internal/driver/packager/testdata/omp.c":     "omp.c",
+			"internal/driver/linkwrap/testdata/hip/a.hip": "a.hip", "internal/driver/linkwrap/testdata/hip/b.hip": "b.hip",
+			"internal/driver/linkwrap/testdata/hip/mini_hip.h": "mini_hip.h",
+		} {
+			copyFixture(t, dir, rel, name)
+		}
+		clang := filepath.Join(llvmBin, "clang")
+		hip := []string{"-x", "hip", "--offload-new-driver", "-fgpu-rdc", "-nogpuinc", "-nogpulib", "--offload-arch=gfx90a", "--offload-arch=gfx1100", "-c"}
+		for _, argv := range [][]string{
+			{clang, "-fopenmp", "-fopenmp-targets=x86_64-unknown-linux-gnu", "-c", "omp.c", "-o", "omp.o"},
+			append(append([]string{clang}, hip...), "a.hip", "-o", "a.o"),
+			append(append([]string{clang}, hip...), "b.hip", "-o", "b.o"),
+		} {
+			cmd := exec.Command(argv[0], argv[1:]...)
+			cmd.Dir = dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				wrapperObjs.err = fmt.Errorf("%v: %v\n%s", argv, err, out)
+				return
+			}
+		}
+		wrapperObjs.objs = map[string][]byte{}
+		for _, o := range []string{"omp.o", "a.o", "b.o"} {
+			b, err := os.ReadFile(filepath.Join(dir, o))
+			if err != nil {
+				wrapperObjs.err = err
+				return
+			}
+			wrapperObjs.objs[o] = b
+		}
+	})
+	require.NoError(t, wrapperObjs.err)
+	return wrapperObjs.objs
 }
 
 const syclSrc = `
@@ -137,7 +202,10 @@ func TestDeterminism(t *testing.T) {
 					require.NoError(t, os.MkdirAll(dir, 0o755))
 					require.NoError(t, os.MkdirAll(tmp, 0o755))
 					args := c.setup(t, dir)
-					if j != "" {
+					switch {
+					case j != "" && c.jobsFlag != nil:
+						args = append(args, c.jobsFlag(j)...)
+					case j != "":
 						args = append(args, "-j", j)
 					}
 					res := runGuarded(guard{Dir: dir, Env: []string{"TMPDIR=" + tmp}}, append([]string{bin}, args...)...)
