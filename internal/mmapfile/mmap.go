@@ -10,6 +10,9 @@ import (
 	"syscall"
 )
 
+// maxDevice bounds what is read from a character or block device.
+const maxDevice = 16 << 20
+
 // File is a read-only view of a whole file.
 type File struct {
 	Data   []byte
@@ -38,8 +41,17 @@ func FromFile(f *os.File, name string) (*File, error) {
 		return nil, fmt.Errorf("is a directory")
 	}
 	if st.Mode()&(os.ModeDevice|os.ModeCharDevice) != 0 {
-		// /dev/zero and friends never end: refuse rather than read forever.
-		return nil, fmt.Errorf("not a regular file (a device)")
+		// /dev/null is a common empty input (the bundler's host entry);
+		// /dev/zero and friends never end, so a device is read only up to
+		// a small bound.
+		b, err := io.ReadAll(io.LimitReader(f, maxDevice+1))
+		if err != nil {
+			return nil, err
+		}
+		if len(b) > maxDevice {
+			return nil, fmt.Errorf("not a regular file (a device yielding more than %d MiB)", maxDevice>>20)
+		}
+		return &File{Data: b, Name: name}, nil
 	}
 	if !st.Mode().IsRegular() {
 		// Pipes and sockets end when their writer does.
