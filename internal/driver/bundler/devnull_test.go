@@ -1,0 +1,46 @@
+package bundler
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestHostFromDevNull is the bundle every HIP link makes: an empty host
+// entry read from /dev/null (a character device, not a file) and device
+// code objects, 4096-aligned; plain and compressed. Outputs must equal the
+// reference's (header fields and unbundled payloads for the compressed one).
+func TestHostFromDevNull(t *testing.T) {
+	needOracle(t)
+	for _, extra := range [][]string{nil, {"-compress"}} {
+		a, b := t.TempDir(), t.TempDir()
+		for _, d := range []string{a, b} {
+			write(t, d, "gfx90a.o", []byte("\x7fELF fake gfx90a code object"))
+			write(t, d, "gfx1100.o", []byte("\x7fELF fake gfx1100 code object, longer"))
+		}
+		args := append([]string{"-type=o", "-bundle-align=4096",
+			"-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a,hip-amdgcn-amd-amdhsa--gfx1100",
+			"-input=/dev/null", "-input=gfx90a.o", "-input=gfx1100.o", "-output=out.hipfb"}, extra...)
+		want, got := runTheirs(t, a, nil, args...), runOurs(t, b, nil, args...)
+		require.Equal(t, want.code, got.code, "exit code: %s / %s", want.stderr, got.stderr)
+		require.Equal(t, 0, got.code, got.stderr)
+		if extra == nil {
+			assert.Equal(t, read(t, a, "out.hipfb"), read(t, b, "out.hipfb"), "byte-identical bundle")
+			continue
+		}
+		// Compressed: each tool unbundles the other's output.
+		for _, d := range []string{a, b} {
+			other := b
+			if d == b {
+				other = a
+			}
+			write(t, d, "theirs.hipfb", read(t, other, "out.hipfb"))
+		}
+		un := []string{"-type=o", "-targets=hip-amdgcn-amd-amdhsa--gfx1100", "-input=theirs.hipfb", "-output=x.o", "-unbundle"}
+		require.Equal(t, 0, runTheirs(t, a, nil, un...).code)
+		require.Equal(t, 0, runOurs(t, b, nil, un...).code)
+		assert.Equal(t, read(t, a, "gfx1100.o"), read(t, a, "x.o"))
+		assert.Equal(t, read(t, b, "gfx1100.o"), read(t, b, "x.o"))
+	}
+}
