@@ -43,6 +43,22 @@ func NewReader(buf []byte, lim Limits) (*Reader, error) {
 		end = h.TotalFileSize
 	}
 	payload := buf[h.Size():end]
+	return newReader(h, bytes.NewReader(payload), int64(len(payload)), lim)
+}
+
+// NewReaderFrom is NewReader for a blob that is not in memory: head holds
+// at least the header, and the compressed payload (payloadSize bytes) is
+// read from payload, e.g. an io.SectionReader over the file, so that a
+// large input never has to be mapped or held.
+func NewReaderFrom(head []byte, payload io.Reader, payloadSize int64, lim Limits) (*Reader, error) {
+	h, err := ParseHeader(head)
+	if err != nil {
+		return nil, err
+	}
+	return newReader(h, payload, payloadSize, lim)
+}
+
+func newReader(h Header, payload io.Reader, payloadLen int64, lim Limits) (*Reader, error) {
 	maxSize := lim.MaxSize
 	if maxSize == 0 {
 		maxSize = defaultMaxSize
@@ -50,17 +66,17 @@ func NewReader(buf []byte, lim Limits) (*Reader, error) {
 	if h.UncompressedSize > maxSize {
 		return nil, format.Errorf(8, format.ErrLimit, "uncompressed size %d exceeds the %d-byte limit", h.UncompressedSize, maxSize)
 	}
-	if h.UncompressedSize > 64+uint64(len(payload))*maxRatio(h.Method) {
-		return nil, format.Errorf(8, format.ErrLimit, "uncompressed size %d is implausible for %d compressed bytes", h.UncompressedSize, len(payload))
+	if h.UncompressedSize > 64+uint64(payloadLen)*maxRatio(h.Method) {
+		return nil, format.Errorf(8, format.ErrLimit, "uncompressed size %d is implausible for %d compressed bytes", h.UncompressedSize, payloadLen)
 	}
 	rd := &Reader{Header: h, md: md5.New(), verify: !lim.SkipVerify}
 	switch h.Method {
 	case Zstd:
 		conc := 1
-		if len(payload) > 4<<20 {
+		if payloadLen > 4<<20 {
 			conc = 0
 		}
-		d, err := zstd.NewReader(bytes.NewReader(payload),
+		d, err := zstd.NewReader(payload,
 			zstd.WithDecoderConcurrency(conc),
 			zstd.WithDecoderMaxMemory(max(h.UncompressedSize, 256<<20)),
 			zstd.WithDecoderMaxWindow(256<<20))
@@ -69,7 +85,7 @@ func NewReader(buf []byte, lim Limits) (*Reader, error) {
 		}
 		rd.r, rd.closer = d, d.Close
 	default:
-		z, err := zlib.NewReader(bytes.NewReader(payload))
+		z, err := zlib.NewReader(payload)
 		if err != nil {
 			return nil, format.Errorf(int64(h.Size()), format.ErrCorrupt, "Could not decompress embedded file contents: %v", err)
 		}
@@ -113,6 +129,76 @@ func (r *Reader) Read(p []byte) (int, error) {
 		r.err = format.Errorf(int64(r.Header.Size()), format.ErrCorrupt, "Could not decompress embedded file contents: %v", err)
 	}
 	return n, r.err
+}
+
+// WriteTo decodes the rest of the stream into w with the MD5 computed on
+// another goroutine, so hashing costs no wall time next to decompression;
+// size and hash are verified at the end as Read does. Use it instead of
+// Read, not after a partial Read.
+func (r *Reader) WriteTo(w io.Writer) (int64, error) {
+	const chunk = 4 << 20
+	free := make(chan []byte, 3)
+	for i := 0; i < cap(free); i++ {
+		free <- make([]byte, chunk)
+	}
+	todo := make(chan []byte, cap(free))
+	hashed := make(chan struct{})
+	go func() {
+		for b := range todo {
+			r.md.Write(b)
+			free <- b[:cap(b)]
+		}
+		close(hashed)
+	}()
+	var total int64
+	var werr error
+	for werr == nil {
+		buf := <-free
+		n, err := io.ReadFull(r.r, buf)
+		if n > 0 {
+			if _, e := w.Write(buf[:n]); e != nil {
+				werr = e
+			}
+			total += int64(n)
+			todo <- buf[:n]
+		} else {
+			free <- buf
+		}
+		switch {
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			err = nil
+			if werr == nil {
+				werr = io.EOF
+			}
+		case err != nil && werr == nil:
+			werr = err
+		}
+		if r.verify && uint64(total) > r.Header.UncompressedSize && werr == nil {
+			werr = &format.FormatError{Off: 8, Msg: fmt.Sprintf("decompressed data exceeds the %d bytes the header records", r.Header.UncompressedSize), Err: ErrChecksum}
+		}
+	}
+	close(todo)
+	<-hashed
+	r.n = uint64(total)
+	switch {
+	case werr == io.EOF:
+		if r.verify {
+			if r.n != r.Header.UncompressedSize {
+				return total, &format.FormatError{Off: 8, Msg: fmt.Sprintf("decompressed %d bytes, header says %d", r.n, r.Header.UncompressedSize), Err: ErrChecksum}
+			}
+			if got := r.Sum(); got != r.Header.Hash {
+				return total, &format.FormatError{Off: int64(r.Header.Size() - 8), Msg: fmt.Sprintf("hash %#016x, header says %#016x", got, r.Header.Hash), Err: ErrChecksum}
+			}
+		}
+		return total, nil
+	case errors.Is(werr, zstd.ErrDecoderSizeExceeded):
+		return total, &format.FormatError{Off: 8, Msg: "decompressed data exceeds the size the header records", Err: ErrChecksum}
+	}
+	var fe *format.FormatError
+	if errors.As(werr, &fe) {
+		return total, werr
+	}
+	return total, format.Errorf(int64(r.Header.Size()), format.ErrCorrupt, "Could not decompress embedded file contents: %v", werr)
 }
 
 // Sum is the truncated MD5 of what has been read so far.

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unsafe"
 )
 
 // ErrShort is returned (wrapped in *Error) when a read runs past the buffer.
@@ -171,3 +172,18 @@ func ReadAtCapped(r io.ReaderAt, off, n int64) ([]byte, error) {
 
 // Align rounds v up to a multiple of a (a power of two).
 func Align(v, a uint64) uint64 { return (v + a - 1) &^ (a - 1) }
+
+// OffsetIn returns where inner starts within outer when inner is a
+// sub-slice of outer (the same backing array), e.g. a payload parsed out
+// of a memory-mapped file, so callers can copy it file-to-file instead.
+func OffsetIn(outer, inner []byte) (int64, bool) {
+	if len(inner) == 0 || len(outer) == 0 {
+		return 0, false
+	}
+	o := uintptr(unsafe.Pointer(unsafe.SliceData(outer)))
+	i := uintptr(unsafe.Pointer(unsafe.SliceData(inner)))
+	if i < o || i-o > uintptr(len(outer)) || uintptr(len(inner)) > uintptr(len(outer))-(i-o) {
+		return 0, false
+	}
+	return int64(i - o), true
+}

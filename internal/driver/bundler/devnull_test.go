@@ -1,6 +1,8 @@
 package bundler
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -43,4 +45,35 @@ func TestHostFromDevNull(t *testing.T) {
 		assert.Equal(t, read(t, a, "gfx1100.o"), read(t, a, "x.o"))
 		assert.Equal(t, read(t, b, "gfx1100.o"), read(t, b, "x.o"))
 	}
+}
+
+// TestStreamingUnbundleRejectsCorruption: the streaming path (a CCOB file
+// decoded to a temporary) still verifies size and hash and leaves no
+// output when they do not match.
+func TestStreamingUnbundleRejectsCorruption(t *testing.T) {
+	needOracle(t)
+	d := t.TempDir()
+	code := make([]byte, 1<<20)
+	for i := range code {
+		code[i] = byte(i*7 + i/3)
+	}
+	write(t, d, "dev.o", code)
+	res := runTheirs(t, d, nil, "-type=o", "-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a",
+		"-input=/dev/null", "-input=dev.o", "-output=b.hipfb", "-compress")
+	require.Equal(t, 0, res.code, res.stderr)
+	good := read(t, d, "b.hipfb")
+	un := []string{"-type=o", "-targets=hip-amdgcn-amd-amdhsa--gfx90a", "-input=x.hipfb", "-output=out.o", "-unbundle"}
+	write(t, d, "x.hipfb", good)
+	require.Equal(t, 0, runOurs(t, d, nil, un...).code)
+	assert.Equal(t, code, read(t, d, "out.o"))
+
+	bad := append([]byte(nil), good...)
+	bad[24] ^= 0xff // the stored hash
+	write(t, d, "x.hipfb", bad)
+	require.NoError(t, os.Remove(filepath.Join(d, "out.o")))
+	got := runOurs(t, d, nil, un...)
+	assert.Equal(t, 1, got.code)
+	assert.Contains(t, got.stderr, "hash")
+	_, err := os.Stat(filepath.Join(d, "out.o"))
+	assert.True(t, os.IsNotExist(err), "no output after a failed check")
 }

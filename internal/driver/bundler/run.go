@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/offload-kit/offload-kit/internal/binio"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -26,6 +27,9 @@ import (
 type config struct {
 	ctx context.Context
 	Options
+	// decoded is the decompressed input when it was streamed to a
+	// temporary file (see decompressToFile); outputs copy from it.
+	decoded  *decodedFile
 	compress bool
 	verbose  bool
 	level    int
@@ -502,8 +506,15 @@ func (c *config) unbundle(env *Env) error {
 		return err
 	}
 	defer in.Close()
-	data, _, err := c.decompressInput(env, in.data)
-	if err != nil {
+	var data []byte
+	if c.canStream(in) {
+		d, err := c.decompressToFile(env, in)
+		if err != nil {
+			return fmt.Errorf("Failed to decompress input: %w", err)
+		}
+		defer d.Close()
+		c.decoded, data = d, d.m.Data
+	} else if data, _, err = c.decompressInput(env, in.data); err != nil {
 		return fmt.Errorf("Failed to decompress input: %w", err)
 	}
 	h, cm, err := c.handlerFor(data)
@@ -521,6 +532,7 @@ func (c *config) unbundle(env *Env) error {
 		outFor[t] = c.Outputs[i]
 	}
 	outs := newOutSet(env)
+	outs.src = c.decoded
 	defer outs.abort()
 	foundHost := false
 	for _, e := range entries {
@@ -856,6 +868,7 @@ type outSet struct {
 	env   *Env
 	files []*atomicfile.File
 	by    map[string]*atomicfile.File
+	src   *decodedFile // data inside it is copied file to file
 }
 
 func newOutSet(env *Env) *outSet { return &outSet{env: env, by: map[string]*atomicfile.File{}} }
@@ -870,6 +883,18 @@ func (s *outSet) write(name string, data []byte) error {
 	}
 	s.files = append(s.files, f)
 	s.by[name] = f
+	if s.src != nil {
+		if off, ok := binio.OffsetIn(s.src.m.Data, data); ok {
+			// copy_file_range from the decoded temporary: the bytes never
+			// pass through (or stay resident in) this process.
+			if _, err := s.src.f.Seek(off, io.SeekStart); err == nil {
+				if _, err := io.CopyN(f.Writer(), s.src.f, int64(len(data))); err != nil {
+					return fileError(name, err)
+				}
+				return nil
+			}
+		}
+	}
 	if _, err := f.Writer().Write(data); err != nil {
 		return fileError(name, err)
 	}

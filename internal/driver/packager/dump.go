@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/offload-kit/offload-kit/internal/binio"
 	"io"
 	"path/filepath"
 	"strings"
@@ -263,7 +264,7 @@ func describe(file []byte, bins []*offload.Binary) []DumpImage {
 	out := make([]DumpImage, len(bins))
 	for i, b := range bins {
 		imgOff, hdrOff := int64(-1), int64(-1)
-		if off, ok := offsetIn(file, b.Image); ok {
+		if off, ok := binio.OffsetIn(file, b.Image); ok {
 			imgOff = off
 			hdrOff = off - int64(b.ImageOffset)
 		}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unsafe"
 
 	"github.com/offload-kit/offload-kit/elfembed"
 	"github.com/offload-kit/offload-kit/format"
@@ -15,6 +14,7 @@ import (
 	"github.com/offload-kit/offload-kit/format/bitcode"
 	"github.com/offload-kit/offload-kit/format/offload"
 	"github.com/offload-kit/offload-kit/internal/atomicfile"
+	"github.com/offload-kit/offload-kit/internal/binio"
 	"github.com/offload-kit/offload-kit/internal/scan"
 )
 
@@ -239,7 +239,7 @@ func lookup(kv []offload.KV, key string) (string, bool) {
 // pass through this process's memory.
 func writeImage(env *Env, in *input, name string, b *offload.Binary) error {
 	err := atomicfile.WriteFile(env.path(name), env.Stdout, func(w io.Writer) error {
-		if off, ok := offsetIn(in.data, b.Image); ok && in.name != "-" {
+		if off, ok := binio.OffsetIn(in.data, b.Image); ok && in.name != "-" {
 			if f, err := os.Open(env.path(in.name)); err == nil {
 				defer f.Close()
 				if _, err := f.Seek(off, io.SeekStart); err == nil {
@@ -254,19 +254,6 @@ func writeImage(env *Env, in *input, name string, b *offload.Binary) error {
 		return fmt.Errorf("'%s': %s", name, errText(err))
 	}
 	return nil
-}
-
-// offsetIn returns where inner starts within outer, if it is a sub-slice.
-func offsetIn(outer, inner []byte) (int64, bool) {
-	if len(inner) == 0 || len(outer) == 0 {
-		return 0, false
-	}
-	o := uintptr(unsafe.Pointer(unsafe.SliceData(outer)))
-	i := uintptr(unsafe.Pointer(unsafe.SliceData(inner)))
-	if i < o || i-o > uintptr(len(outer)) || uintptr(len(inner)) > uintptr(len(outer))-(i-o) {
-		return 0, false
-	}
-	return int64(i - o), true
 }
 
 // uriPath returns the file path of a file:// URI input (the name itself

@@ -3,6 +3,7 @@ package packager
 import (
 	"bytes"
 	"fmt"
+	"github.com/offload-kit/offload-kit/internal/binio"
 	"io"
 	"strings"
 
@@ -43,7 +44,7 @@ type inspector struct {
 }
 
 func (in *inspector) off(b []byte) int64 {
-	if o, ok := offsetIn(in.file, b); ok {
+	if o, ok := binio.OffsetIn(in.file, b); ok {
 		return o
 	}
 	if len(b) == 0 {
