@@ -22,6 +22,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/internal/binio"
 	"github.com/offload-kit/offload-kit/internal/cache"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/workdir"
@@ -320,13 +321,45 @@ func (d *driver) extract(gs *groups) error {
 			if err != nil {
 				return err
 			}
-			if err := os.WriteFile(name, in.bin.Image, 0o644); err != nil {
+			in.path = name
+			if d.opt.DryRun && !d.opt.SaveTemps {
+				// Nothing will read it, and it would be deleted at exit:
+				// --dry-run of a huge fat object costs only its headers.
+				continue
+			}
+			if err := writeImage(name, in); err != nil {
 				return err
 			}
-			in.path = name
 		}
 	}
 	return nil
+}
+
+// writeImage writes one extracted image. When the image lies in a mapped
+// input file, the bytes are copied file to file (copy_file_range): they
+// never pass through, or stay resident in, this process.
+func writeImage(name string, in *devInput) error {
+	img := in.bin.Image
+	if f := in.unit.file; f != nil {
+		if off, ok := binio.OffsetIn(f.Data, img); ok {
+			if src, err := os.Open(f.Name); err == nil {
+				defer src.Close()
+				dst, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+				if err != nil {
+					return err
+				}
+				if _, err := src.Seek(off, io.SeekStart); err == nil {
+					if _, err := io.CopyN(dst, src, int64(len(img))); err != nil {
+						dst.Close()
+						return err
+					}
+					return dst.Close()
+				}
+				dst.Close()
+			}
+		}
+	}
+	return os.WriteFile(name, img, 0o644)
 }
 
 // checkSupported is LLVM 22's "<arch> linking is not supported", naming

@@ -30,6 +30,7 @@ type unit struct {
 	bufferID string // the name LLVM uses for the temp file stem
 	member   bool   // from a (non --whole-archive) archive
 	data     []byte
+	file     *mmapfile.File // the mapped input file data lies in (nil: read separately)
 	kind     format.Kind
 	images   []*offload.Binary
 
@@ -261,7 +262,7 @@ func (d *driver) scanInputs() (*scanResult, error) {
 		}
 		d.inflate -= inflatedBytes(units)
 		for _, su := range units {
-			u := &unit{origin: su.Origin, bufferID: name, data: su.Data, kind: su.Kind, images: d.dropPrelinked(su)}
+			u := &unit{origin: su.Origin, bufferID: name, data: su.Data, file: f, kind: su.Kind, images: d.dropPrelinked(su)}
 			if su.Member != "" {
 				u.bufferID = su.Member
 			}
