@@ -1,0 +1,260 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// Inputs. Every input is made by the LLVM 22 tools (or by patching what
+// they made), never by the tool under test, so a broken offload-kit
+// command cannot spoil the other rows.
+
+const (
+	mib        = 1 << 20
+	hostTriple = "x86_64-pc-linux-gnu"
+	ompTarget  = "x86_64-unknown-linux-gnu"
+)
+
+func (c *config) p(name ...string) string { return filepath.Join(append([]string{c.work}, name...)...) }
+func (c *config) ours(n string) string    { return filepath.Join(c.bin, n) }
+func (c *config) tool(n string) string    { return filepath.Join(c.llvm, n) }
+
+func sizeName(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// hostObject compiles a small C file into a relocatable host object.
+func hostObject(c *config) error {
+	if exists(c.p("host.o")) {
+		return nil
+	}
+	if err := os.WriteFile(c.p("host.c"), []byte("int host_fn(int x) { return x + 1; }\n"), 0o644); err != nil {
+		return err
+	}
+	return c.sh(c.work, c.tool("clang"), "-c", "host.c", "-o", "host.o")
+}
+
+// payload makes, for a payload of n bytes: pay-N.bin (the image),
+// pay-N.pkg (an OffloadBinary holding it, made by llvm-offload-binary)
+// and, when fat is set, pay-N.fat.o (host.o with the package in an
+// SHT_LLVM_OFFLOADING section .llvm.offloading, as clang
+// -fembed-offload-object lays it out, made by llvm-objcopy). The image is
+// named .o, so its image kind is "elf", which the linker wrappers link.
+func payload(c *config, n int64, fat bool) error {
+	bin, pkg, obj := payloadFiles(c, n)
+	if err := writeData(bin, n, 1); err != nil {
+		return err
+	}
+	if !exists(pkg) {
+		if err := c.sh(c.work, c.tool("llvm-offload-binary"), "-o", pkg, imageArg(bin)); err != nil {
+			return err
+		}
+	}
+	if !fat || exists(obj) {
+		return nil
+	}
+	if err := hostObject(c); err != nil {
+		return err
+	}
+	return c.sh(c.work, append(append([]string{c.tool("llvm-objcopy")}, objcopyEmbed(pkg)...), "host.o", obj)...)
+}
+
+// objcopyEmbed are the llvm-objcopy options that add a package as clang
+// does: SHT_LLVM_OFFLOADING (which llvm-objdump --offloading and
+// clang-linker-wrapper look for), SHF_EXCLUDE, read-only, 8-aligned.
+func objcopyEmbed(pkg string) []string {
+	return []string{"--add-section=.llvm.offloading=" + pkg, "--set-section-type=.llvm.offloading=0x6fff4c0b",
+		"--set-section-flags=.llvm.offloading=readonly,exclude", "--set-section-alignment=.llvm.offloading=8"}
+}
+
+func payloadFiles(c *config, n int64) (bin, pkg, obj string) {
+	s := strconv.FormatInt(n, 10)
+	return c.p("pay-" + s + ".o"), c.p("pay-" + s + ".pkg"), c.p("pay-" + s + ".fat.o")
+}
+
+func removePayload(c *config, n int64) {
+	bin, pkg, obj := payloadFiles(c, n)
+	os.Remove(bin)
+	os.Remove(pkg)
+	os.Remove(obj)
+}
+
+func imageArg(file string) string {
+	return "--image=file=" + file + ",triple=" + ompTarget + ",arch=generic,kind=openmp"
+}
+
+// ompProgram compiles the OpenMP program of the issue 4 link row and the
+// object templates: omp/a.o (a function with a target region, named
+// kern_000000), omp/b.o (main), omp/b2.o (main after a host-only edit).
+func ompProgram(c *config) error {
+	dir := c.p("omp")
+	if exists(filepath.Join(dir, "b2.o")) {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	// b2.o is b.c after a host-only edit, compiled under the same file
+	// name (the device image's symbol table names the source file).
+	files := map[string]string{
+		"a.c":    "int kern_000000(int x) {\n  int r = 0;\n#pragma omp target map(tofrom: r)\n  { for (int i = 0; i < 64; i++) r += x * i; }\n  return r;\n}\n",
+		"b.c":    "#include <stdio.h>\nint kern_000000(int);\nint main(void) { printf(\"%d\\n\", kern_000000(21)); return 0; }\n",
+		"v2/b.c": "#include <stdio.h>\nint kern_000000(int);\nint main(void) { printf(\"result: %d\\n\", kern_000000(42)); return 0; }\n",
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "v2"), 0o755); err != nil {
+		return err
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	for _, f := range [][2]string{{"a.c", "a.o"}, {"b.c", "b.o"}, {"v2/b.c", "b2.o"}} {
+		src, obj := filepath.Base(f[0]), filepath.Join(dir, f[1])
+		if err := c.sh(filepath.Join(dir, filepath.Dir(f[0])), "clang-22", "-fopenmp", "-fopenmp-targets="+ompTarget, "-O1", "-c", src, "-o", obj); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fatObjects makes n small fat objects, distinct copies of omp/a.o with
+// the kernel renamed (same length, so every offset stays valid): four
+// fifths as plain objects, the rest as members of archives of up to 50
+// members. It returns the input arguments for a link, main object first.
+func fatObjects(c *config, n int) ([]string, error) {
+	if err := ompProgram(c); err != nil {
+		return nil, err
+	}
+	dir := c.p("objs-" + strconv.Itoa(n))
+	list := filepath.Join(dir, "inputs")
+	if b, err := os.ReadFile(list); err == nil {
+		return append([]string{c.p("omp", "b.o")}, splitLines(string(b))...), nil
+	}
+	tmpl, err := os.ReadFile(c.p("omp", "a.o"))
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "ar"), 0o755); err != nil {
+		return nil, err
+	}
+	var inputs, members []string
+	plain := n - n/5
+	for i := 1; i <= n; i++ {
+		name := fmt.Sprintf("k%06d.o", i)
+		path := filepath.Join(dir, name)
+		if i > plain {
+			path = filepath.Join(dir, "ar", name)
+			members = append(members, path)
+		} else {
+			inputs = append(inputs, path)
+		}
+		b := bytes.ReplaceAll(tmpl, []byte("kern_000000"), fmt.Appendf(nil, "kern_%06d", i))
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	for k := 0; len(members) > 0; k++ {
+		m := members[:min(50, len(members))]
+		members = members[len(m):]
+		lib := filepath.Join(dir, fmt.Sprintf("libk%d.a", k))
+		if err := c.sh(dir, append([]string{c.tool("llvm-ar"), "rcs", lib}, m...)...); err != nil {
+			return nil, err
+		}
+		for _, f := range m {
+			os.Remove(f)
+		}
+		inputs = append(inputs, lib)
+	}
+	if err := os.WriteFile(list, []byte(joinLines(inputs)), 0o644); err != nil {
+		return nil, err
+	}
+	return append([]string{c.p("omp", "b.o")}, inputs...), nil
+}
+
+// wrapperArgs is the clang-linker-wrapper command line that clang-22
+// -fopenmp builds (trimmed of the crt files and system libraries, which
+// only the host link reads), with the given inputs.
+func wrapperArgs(c *config, tool string, out string, inputs []string, extra ...string) []string {
+	a := []string{tool, "--host-triple=" + hostTriple, "--linker-path=/usr/bin/ld"}
+	a = append(a, extra...)
+	a = append(a, "-o", out)
+	a = append(a, inputs...)
+	return append(a, "-lomp", "-lomptarget", "-L"+filepath.Join(filepath.Dir(c.llvm), "lib"))
+}
+
+// kernelModule writes split/N/in.ll and in.bc: the synthetic module of
+// bench/split (N kernels, each calling its own helper and one shared
+// function, spread over 50 translation units; sycl.md §4.7).
+func kernelModule(c *config, n int) (string, error) {
+	dir := c.p("split", strconv.Itoa(n))
+	bc := filepath.Join(dir, "in.bc")
+	if exists(bc) {
+		return bc, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	txt := generateKernels(n)
+	ll := filepath.Join(dir, "in.ll")
+	if err := os.WriteFile(ll, txt, 0o644); err != nil {
+		return "", err
+	}
+	return bc, c.sh(dir, c.tool("llvm-as"), ll, "-o", bc)
+}
+
+// generateKernels is bench/split's Generate (kept in step by hand).
+func generateKernels(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString("target datalayout = \"e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-G1\"\n")
+	b.WriteString("target triple = \"spir64-unknown-unknown\"\n\n")
+	b.WriteString("define spir_func i32 @shared(i32 %x) {\n  %y = mul i32 %x, 7\n  ret i32 %y\n}\n\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "define spir_func i32 @helper_%d(i32 %%x) {\n  %%y = add i32 %%x, %d\n  %%z = call spir_func i32 @shared(i32 %%y)\n  ret i32 %%z\n}\n\n", i, i)
+		fmt.Fprintf(&b, "define spir_kernel void @kernel_%d(ptr addrspace(1) %%out) #%d {\nentry:\n  %%v = load i32, ptr addrspace(1) %%out, align 4\n  %%r = call spir_func i32 @helper_%d(i32 %%v)\n  store i32 %%r, ptr addrspace(1) %%out, align 4\n  ret void\n}\n\n", i, i%50, i)
+	}
+	for t := 0; t < 50; t++ {
+		fmt.Fprintf(&b, "attributes #%d = { \"module-id\"=\"TU%d.cpp\" \"sycl-module-id\"=\"TU%d.cpp\" }\n", t, t, t)
+	}
+	return b.Bytes()
+}
+
+func splitSides(c *config, n int) (ours, ref side) {
+	dir := c.p("split", strconv.Itoa(n))
+	bc := filepath.Join(dir, "in.bc")
+	ours = side{argv: []string{c.ours("sycl-linker"), "--triple=spir64", "--module-split-mode=kernel", "--ir-output-only", "-S",
+		"-o", filepath.Join(dir, "ours", "parts.table"), bc}, dir: dir, fresh: []string{filepath.Join(dir, "ours")}}
+	ref = side{argv: []string{c.tool("llvm-split"), "--split-by-category=kernel", "-S", bc, "-o", filepath.Join(dir, "ref", "out")},
+		dir: dir, fresh: []string{filepath.Join(dir, "ref")}}
+	return
+}
+
+func splitLines(s string) []string {
+	var out []string
+	for _, l := range bytes.Split([]byte(s), []byte("\n")) {
+		if len(l) > 0 {
+			out = append(out, string(l))
+		}
+	}
+	return out
+}
+
+func joinLines(l []string) string {
+	var b bytes.Buffer
+	for _, s := range l {
+		b.WriteString(s)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
