@@ -243,7 +243,7 @@ func CompressTo(w io.WriterAt, src io.Reader, size int64, o CompressOptions) (He
 	if o.Zlib {
 		err = streamZlib(ow, in, o.Level)
 	} else {
-		err = streamZstd(ow, in, o)
+		err = streamZstd(ow, in, size, o)
 	}
 	if err != nil {
 		return Header{}, err
@@ -301,7 +301,7 @@ func streamZlib(ow *offsetWriter, in io.Reader, level int) error {
 	return zw.Close()
 }
 
-func streamZstd(ow *offsetWriter, in io.Reader, o CompressOptions) error {
+func streamZstd(ow *offsetWriter, in io.Reader, size int64, o CompressOptions) error {
 	chunk := o.ChunkSize
 	if chunk <= 0 {
 		chunk = 16 << 20
@@ -323,7 +323,7 @@ func streamZstd(ow *offsetWriter, in io.Reader, o CompressOptions) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			enc, err := newEncoder(o.Level)
+			enc, err := newEncoder(o.Level, size)
 			if err != nil {
 				once.Do(func() { encErr = err })
 			}
@@ -382,7 +382,7 @@ func streamZstd(ow *offsetWriter, in io.Reader, o CompressOptions) error {
 	}
 	if frames == 0 {
 		// Empty input: one empty frame, as EncodeAll writes.
-		enc, err := newEncoder(o.Level)
+		enc, err := newEncoder(o.Level, size)
 		if err != nil {
 			return err
 		}
