@@ -16,6 +16,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/offload-kit/offload-kit/bench/kernelgen"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -50,20 +51,7 @@ func main() {
 }
 
 // Generate writes the synthetic module as text.
-func Generate(n int) []byte {
-	var b bytes.Buffer
-	b.WriteString("target datalayout = \"e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-G1\"\n")
-	b.WriteString("target triple = \"spir64-unknown-unknown\"\n\n")
-	b.WriteString("define spir_func i32 @shared(i32 %x) {\n  %y = mul i32 %x, 7\n  ret i32 %y\n}\n\n")
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, "define spir_func i32 @helper_%d(i32 %%x) {\n  %%y = add i32 %%x, %d\n  %%z = call spir_func i32 @shared(i32 %%y)\n  ret i32 %%z\n}\n\n", i, i)
-		fmt.Fprintf(&b, "define spir_kernel void @kernel_%d(ptr addrspace(1) %%out) #%d {\nentry:\n  %%v = load i32, ptr addrspace(1) %%out, align 4\n  %%r = call spir_func i32 @helper_%d(i32 %%v)\n  store i32 %%r, ptr addrspace(1) %%out, align 4\n  ret void\n}\n\n", i, i%50, i)
-	}
-	for t := 0; t < 50; t++ {
-		fmt.Fprintf(&b, "attributes #%d = { \"module-id\"=\"TU%d.cpp\" \"sycl-module-id\"=\"TU%d.cpp\" }\n", t, t, t)
-	}
-	return b.Bytes()
-}
+func Generate(n int) []byte { return kernelgen.Module(n) }
 
 func bench(ns []string, upstream bool, llvm string, jobs int, modulesOnly bool, reps int) error {
 	self, err := os.Executable()

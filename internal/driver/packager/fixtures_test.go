@@ -65,13 +65,14 @@ func fixtures(t *testing.T) string {
 		dir := filepath.Join(testRoot, "fx")
 		os.MkdirAll(dir, 0o755)
 		src, _ := filepath.Abs("testdata")
-		for _, f := range []string{"omp.c", "gmain.c", "k.hip", "mini_hip.h", "s.cpp", "nf.c"} {
+		// mini_hip.h is shared with linker-wrapper's HIP tests.
+		for _, f := range []string{"omp.c", "gmain.c", "k.hip", "../../linkwrap/testdata/hip/mini_hip.h", "s.cpp", "nf.c"} {
 			b, err := os.ReadFile(filepath.Join(src, f))
 			if err != nil {
 				fixtureState.err = err.Error()
 				return
 			}
-			os.WriteFile(filepath.Join(dir, f), b, 0o644)
+			os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644)
 		}
 		clang, clangxx := oracle(t, "clang"), oracle(t, "clang++")
 		omp := []string{"-fopenmp", "-fopenmp-targets=x86_64-unknown-linux-gnu"}
