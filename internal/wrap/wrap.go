@@ -20,8 +20,9 @@ import (
 // Options selects the host target of a wrapper object.
 type Options struct {
 	// Triple is the host triple. Supported: x86_64 and aarch64 ELF hosts
-	// (Linux and other ELF systems). Windows (COFF) and Darwin hosts are
-	// not implemented and return an error wrapping format.ErrUnsupported.
+	// (Linux and other ELF systems) and x86_64 Windows MSVC (COFF). MinGW,
+	// Cygwin, other Windows ABIs and Darwin hosts return an error wrapping
+	// format.ErrUnsupported.
 	Triple string
 	// Relocatable puts OpenMP images into .llvm.offloading.relocatable
 	// instead of .llvm.offloading (linker-wrapper -r, spec §8).
