@@ -253,6 +253,17 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// ReadFrom lets io.Copy reach the destination's own ReadFrom, so a file
+// entry copied into a file output goes through copy_file_range.
+func (c *countWriter) ReadFrom(r io.Reader) (int64, error) {
+	if rf, ok := c.w.(io.ReaderFrom); ok {
+		n, err := rf.ReadFrom(r)
+		c.n += n
+		return n, err
+	}
+	return io.Copy(struct{ io.Writer }{c}, r)
+}
+
 func writeZeros(w io.Writer, n int64) error {
 	var z [4096]byte
 	for n > 0 {

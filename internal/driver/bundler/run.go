@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -304,6 +305,15 @@ func (c *config) bundle(env *Env) error {
 	entries := make([]bundle.Input, len(ins))
 	for i, in := range ins {
 		entries[i] = bundle.BytesInput(c.targets[i], in.data)
+		// Stream regular files with read(2) (copy_file_range when the output
+		// is a file) rather than through the mapping, so a huge input never
+		// becomes resident in this process.
+		if in.m != nil && len(in.data) > 0 {
+			if f, err := os.Open(env.path(in.name)); err == nil {
+				defer f.Close()
+				entries[i].Data = f // WriteBinary limits it to the entry's size
+			}
+		}
 	}
 	out := c.Outputs[0]
 	if h == objectHandler {
