@@ -379,59 +379,38 @@ func (m *module) addGlobal(s *stream, rec uint64, ops []uint64) error {
 // parseTypes reads TYPE_BLOCK_ID_NEW; each record but NUMENTRY and
 // STRUCT_NAME defines the next type ID.
 func (s *stream) parseTypes(parent *block, m *module) error {
-	b, err := s.enter(parent, typeID)
-	if err != nil {
-		return err
-	}
-	var ops []uint64
-	for {
-		kind, id, err := s.next(b, nil)
-		if err != nil {
-			return err
-		}
-		switch kind {
-		case entryEnd:
+	return s.walk(parent, typeID, func(code uint64, ops []uint64, _ []byte, _ uint64) error {
+		t := typeEntry{}
+		switch code {
+		case 1, 19: // NUMENTRY, STRUCT_NAME
 			return nil
-		case entrySub:
-			if err := s.skip(b, id); err != nil {
-				return err
+		case 3:
+			t.kind = tFloat
+		case 4:
+			t.kind = tDouble
+		case 10:
+			t.kind = tHalf
+		case 23:
+			t.kind = tBFloat
+		case 7:
+			if len(ops) > 0 {
+				t.kind, t.width = tInt, ops[0]
 			}
-		case entryRecord:
-			var code uint64
-			if code, ops, _, err = s.record(b, id, ops, false); err != nil {
-				return err
+		case 8: // typed POINTER: [pointee, address space]
+			if len(ops) > 0 {
+				t.kind, t.elem = tPointer, ops[0]
 			}
-			t := typeEntry{}
-			switch code {
-			case 1, 19: // NUMENTRY, STRUCT_NAME
-				continue
-			case 3:
-				t.kind = tFloat
-			case 4:
-				t.kind = tDouble
-			case 10:
-				t.kind = tHalf
-			case 23:
-				t.kind = tBFloat
-			case 7:
-				if len(ops) > 0 {
-					t.kind, t.width = tInt, ops[0]
-				}
-			case 8: // typed POINTER: [pointee, address space]
-				if len(ops) > 0 {
-					t.kind, t.elem = tPointer, ops[0]
-				}
-			case 11, 12: // ARRAY, VECTOR: [numelts, eltty]
-				if len(ops) >= 2 {
-					t.kind, t.elem = tArray, ops[1]
-					if code == 12 {
-						t.kind = tVector
-					}
+		case 11, 12: // ARRAY, VECTOR: [numelts, eltty]
+			if len(ops) >= 2 {
+				t.kind, t.elem = tArray, ops[1]
+				if code == 12 {
+					t.kind = tVector
 				}
 			}
-			m.types = append(m.types, t)
 		}
-	}
+		m.types = append(m.types, t)
+		return nil
+	}, false)
 }
 
 // countConstants counts the values a module-level CONSTANTS_BLOCK defines:

@@ -59,16 +59,7 @@ func TestCOFFReferenceStructure(t *testing.T) {
 	readobj := tool(t, "llvm-readobj")
 	dir := t.TempDir()
 	opts := Options{Triple: winTriple}
-	omp := packV1(1, 1, []byte("ABCDEFGHIJ"), "triple", hostTriple, "arch", "generic")
-	for _, tc := range []struct {
-		kind  string
-		input []byte
-		build func() ([]byte, error)
-	}{
-		{"openmp", omp, func() ([]byte, error) { return OpenMP(opts, [][]byte{omp}) }},
-		{"cuda", testFatbin(64), func() ([]byte, error) { return CUDA(opts, testFatbin(64)) }},
-		{"hip", testFatbin(64), func() ([]byte, error) { return HIP(opts, testFatbin(64)) }},
-	} {
+	for _, tc := range wrapCases(opts) {
 		t.Run(tc.kind, func(t *testing.T) {
 			obj, err := tc.build()
 			require.NoError(t, err)

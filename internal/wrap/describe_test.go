@@ -34,18 +34,9 @@ func testDescribeMatchesReference(t *testing.T, triple string) {
 	tool(t, "llvm-offload-wrapper")
 	dir := t.TempDir()
 	opts := Options{Triple: triple}
-	omp := packV1(1, 1, []byte("ABCDEFGHIJ"), "triple", hostTriple, "arch", "generic")
-	for _, tc := range []struct {
-		kind  string
-		input []byte
-		ours  func() ([]byte, error)
-	}{
-		{"openmp", omp, func() ([]byte, error) { return OpenMP(opts, [][]byte{omp}) }},
-		{"cuda", testFatbin(64), func() ([]byte, error) { return CUDA(opts, testFatbin(64)) }},
-		{"hip", testFatbin(64), func() ([]byte, error) { return HIP(opts, testFatbin(64)) }},
-	} {
+	for _, tc := range wrapCases(opts) {
 		t.Run(tc.kind, func(t *testing.T) {
-			obj, err := tc.ours()
+			obj, err := tc.build()
 			require.NoError(t, err)
 			ref, err := os.ReadFile(filepath.Join(dir, refWrapperFor(t, dir, triple, tc.kind, tc.input)))
 			require.NoError(t, err)

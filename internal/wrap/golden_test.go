@@ -106,6 +106,25 @@ func shape(t *testing.T, path string, skipSec func(string) bool) (secs, syms []s
 	return secs, syms
 }
 
+// wrapCase is one wrapper object to compare with LLVM's: the offload kind,
+// the input the reference wrapper gets, and how we build ours.
+type wrapCase struct {
+	kind  string
+	input []byte
+	build func() ([]byte, error)
+}
+
+// wrapCases are the OpenMP, CUDA and HIP objects the reference tests
+// compare, for one host.
+func wrapCases(opts Options) []wrapCase {
+	omp := packV1(1, 1, []byte("ABCDEFGHIJ"), "triple", hostTriple, "arch", "generic")
+	return []wrapCase{
+		{"openmp", omp, func() ([]byte, error) { return OpenMP(opts, [][]byte{omp}) }},
+		{"cuda", testFatbin(64), func() ([]byte, error) { return CUDA(opts, testFatbin(64)) }},
+		{"hip", testFatbin(64), func() ([]byte, error) { return HIP(opts, testFatbin(64)) }},
+	}
+}
+
 // TestReferenceStructure compares sections and symbols with the objects
 // LLVM 22 makes for the same inputs (llvm-offload-wrapper + llc). Known,
 // intended differences: no .rodata jump table, .shstrtab separate from
@@ -120,16 +139,7 @@ func testReferenceStructure(t *testing.T, triple string) {
 	tool(t, "llvm-offload-wrapper")
 	dir := t.TempDir()
 	opts := Options{Triple: triple}
-	omp := packV1(1, 1, []byte("ABCDEFGHIJ"), "triple", hostTriple, "arch", "generic")
-	for _, tc := range []struct {
-		kind  string
-		input []byte
-		build func() ([]byte, error)
-	}{
-		{"openmp", omp, func() ([]byte, error) { return OpenMP(opts, [][]byte{omp}) }},
-		{"cuda", testFatbin(64), func() ([]byte, error) { return CUDA(opts, testFatbin(64)) }},
-		{"hip", testFatbin(64), func() ([]byte, error) { return HIP(opts, testFatbin(64)) }},
-	} {
+	for _, tc := range wrapCases(opts) {
 		t.Run(tc.kind, func(t *testing.T) {
 			obj, err := tc.build()
 			require.NoError(t, err)
