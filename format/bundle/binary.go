@@ -117,6 +117,47 @@ func parseBinary(buf []byte, lenient bool) (*Bundle, error) {
 	return b, nil
 }
 
+// HeaderLen tells how many leading bytes of a binary bundle of total
+// bytes ParseLenient reads (magic, count and the entries it accepts),
+// given only a prefix of the bundle: ok is false while the prefix is too
+// short to know. A whole bundle (len(prefix) == total) always gives ok.
+// It lets a streamed bundle be parsed as soon as its header has arrived.
+func HeaderLen(prefix []byte, total int64) (n int64, ok bool) {
+	have := min(int64(len(prefix)), total)
+	whole := have == total
+	if have < int64(len(Magic)) {
+		return 0, whole
+	}
+	if !bytes.HasPrefix(prefix, Magic) {
+		return 0, true
+	}
+	pos := int64(len(Magic))
+	if pos+8 > have {
+		return pos, whole || pos+8 > total
+	}
+	count := binary.LittleEndian.Uint64(prefix[pos:])
+	pos += 8
+	for i := uint64(0); i < count; i++ {
+		if pos+24 > have {
+			return pos, whole || pos+24 > total // the reference stops at a truncated entry
+		}
+		off := binary.LittleEndian.Uint64(prefix[pos:])
+		size := binary.LittleEndian.Uint64(prefix[pos+8:])
+		idLen := binary.LittleEndian.Uint64(prefix[pos+16:])
+		if idLen > uint64(total-pos-24) {
+			return pos + 24, true
+		}
+		if pos+24+int64(idLen) > have {
+			return 0, false
+		}
+		pos += 24 + int64(idLen)
+		if off == 0 || !binio.InRange(off, size, uint64(total)) {
+			return pos, true
+		}
+	}
+	return pos, true
+}
+
 func wrapCursor(err error) error {
 	var be *binio.Error
 	if errors.As(err, &be) {

@@ -60,15 +60,8 @@ func NewReaderFrom(head []byte, payload io.Reader, payloadSize int64, lim Limits
 }
 
 func newReader(h Header, payload io.Reader, payloadLen int64, lim Limits) (*Reader, error) {
-	maxSize := lim.MaxSize
-	if maxSize == 0 {
-		maxSize = defaultMaxSize
-	}
-	if h.UncompressedSize > maxSize {
-		return nil, format.Errorf(8, format.ErrLimit, "uncompressed size %d exceeds the %d-byte limit", h.UncompressedSize, maxSize)
-	}
-	if h.UncompressedSize > 64+uint64(payloadLen)*maxRatio(h.Method) {
-		return nil, format.Errorf(8, format.ErrLimit, "uncompressed size %d is implausible for %d compressed bytes", h.UncompressedSize, payloadLen)
+	if err := checkLimits(h, payloadLen, lim); err != nil {
+		return nil, err
 	}
 	rd := &Reader{Header: h, md: md5.New(), verify: !lim.SkipVerify}
 	switch h.Method {
@@ -106,6 +99,23 @@ func newReader(h Header, payload io.Reader, payloadLen int64, lim Limits) (*Read
 		rd.r, rd.closer = z, func() { z.Close() }
 	}
 	return rd, nil
+}
+
+// checkLimits rejects a header whose uncompressed size is over the limit
+// or impossible for the compressed size (a decompression bomb), before
+// anything is allocated.
+func checkLimits(h Header, payloadLen int64, lim Limits) error {
+	maxSize := lim.MaxSize
+	if maxSize == 0 {
+		maxSize = defaultMaxSize
+	}
+	if h.UncompressedSize > maxSize {
+		return format.Errorf(8, format.ErrLimit, "uncompressed size %d exceeds the %d-byte limit", h.UncompressedSize, maxSize)
+	}
+	if h.UncompressedSize > 64+uint64(payloadLen)*maxRatio(h.Method) {
+		return format.Errorf(8, format.ErrLimit, "uncompressed size %d is implausible for %d compressed bytes", h.UncompressedSize, payloadLen)
+	}
+	return nil
 }
 
 // Read implements io.Reader. Without verification, output past

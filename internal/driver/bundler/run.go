@@ -28,9 +28,6 @@ import (
 type config struct {
 	ctx context.Context
 	Options
-	// decoded is the decompressed input when it was streamed to a
-	// temporary file (see decompressToFile); outputs copy from it.
-	decoded  *decodedFile
 	compress bool
 	verbose  bool
 	level    int
@@ -516,17 +513,24 @@ func (c *config) unbundle(env *Env) error {
 		return err
 	}
 	defer in.Close()
-	var data []byte
 	if c.canStream(in) {
-		d, err := c.decompressToFile(env, in)
-		if err != nil {
-			return fmt.Errorf("Failed to decompress input: %w", err)
-		}
-		defer d.Close()
-		c.decoded, data = d, d.m.Data
-	} else if data, _, err = c.decompressInput(env, in.data); err != nil {
+		return c.unbundleStream(env, in)
+	}
+	data, _, err := c.decompressInput(env, in.data)
+	if err != nil {
 		return fmt.Errorf("Failed to decompress input: %w", err)
 	}
+	outs := newOutSet(env)
+	defer outs.abort()
+	if err := c.unbundleData(env, data, outs); err != nil {
+		return err
+	}
+	return outs.commit(c.ctx)
+}
+
+// unbundleData writes the outputs of one decompressed input into outs,
+// which the caller commits.
+func (c *config) unbundleData(env *Env, data []byte, outs *outSet) error {
 	h, cm, err := c.handlerFor(data)
 	if err != nil {
 		return err
@@ -541,9 +545,6 @@ func (c *config) unbundle(env *Env) error {
 		work.Insert(t)
 		outFor[t] = c.Outputs[i]
 	}
-	outs := newOutSet(env)
-	outs.src = c.decoded
-	defer outs.abort()
 	foundHost := false
 	for _, e := range entries {
 		if work.Len() == 0 {
@@ -594,7 +595,7 @@ func (c *config) unbundle(env *Env) error {
 				return err
 			}
 		}
-		return outs.commit(c.ctx)
+		return nil
 	}
 	if !(foundHost || c.hostIndex < 0 || c.AllowMissingBundles) {
 		return errors.New("Can't find bundle for the host target")
@@ -604,7 +605,7 @@ func (c *config) unbundle(env *Env) error {
 			return err
 		}
 	}
-	return outs.commit(c.ctx)
+	return nil
 }
 
 func missingMessage(keys []string) string {
@@ -879,12 +880,16 @@ type outSet struct {
 	files []*atomicfile.File
 	by    map[string]*atomicfile.File
 	src   *decodedFile // data inside it is copied file to file
+	dm    *demux       // data inside its view is written as it is decoded
 }
 
 func newOutSet(env *Env) *outSet { return &outSet{env: env, by: map[string]*atomicfile.File{}} }
 
 func (s *outSet) write(name string, data []byte) error {
 	if old, ok := s.by[name]; ok {
+		if s.dm != nil {
+			s.dm.drop(old.File)
+		}
 		old.Abort()
 	}
 	f, err := atomicfile.Create(s.env.path(name), s.env.Stdout)
@@ -893,6 +898,14 @@ func (s *outSet) write(name string, data []byte) error {
 	}
 	s.files = append(s.files, f)
 	s.by[name] = f
+	if s.dm != nil {
+		if ok, err := s.dm.route(f.File, name, data); ok {
+			if err != nil {
+				return fileError(name, err)
+			}
+			return nil
+		}
+	}
 	if s.src != nil {
 		if off, ok := binio.OffsetIn(s.src.m.Data, data); ok {
 			// copy_file_range from the decoded temporary: the bytes never

@@ -1,0 +1,59 @@
+package mmapfile
+
+import (
+	"syscall"
+	"unsafe"
+)
+
+// PageSize is the granularity of Anon, Release and Resident.
+const PageSize = 4096
+
+// Anon reserves size bytes of private anonymous memory without committing
+// it: pages become resident only when written, and Release gives them
+// back. Unlike a Go allocation, the memory is never zeroed eagerly nor
+// seen by the garbage collector. Transparent huge pages are turned off for
+// it, so residency (see Resident) follows writes page by page. Free it
+// with Unmap.
+func Anon(size int) ([]byte, error) {
+	size = (size + PageSize - 1) &^ (PageSize - 1)
+	b, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
+	if err != nil {
+		return nil, err
+	}
+	const madvNoHugepage = 15
+	syscall.Syscall(syscall.SYS_MADVISE, uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)), madvNoHugepage)
+	return b, nil
+}
+
+// Unmap frees a mapping made by Anon.
+func Unmap(b []byte) error { return syscall.Munmap(b) }
+
+// Release drops the whole pages inside b from this process
+// (MADV_DONTNEED). For anonymous memory the contents are gone (they read
+// back as zeros); for a read-only file mapping they fault back in from
+// the file. Either way resident memory shrinks at once.
+func Release(b []byte) {
+	start := (uintptr(unsafe.Pointer(unsafe.SliceData(b))) + PageSize - 1) &^ (PageSize - 1)
+	end := (uintptr(unsafe.Pointer(unsafe.SliceData(b))) + uintptr(len(b))) &^ (PageSize - 1)
+	if len(b) == 0 || end <= start {
+		return
+	}
+	syscall.Syscall(syscall.SYS_MADVISE, start, end-start, syscall.MADV_DONTNEED)
+}
+
+// Resident reports, for each page of the page-aligned b, whether it is
+// resident, into vec (one byte per page, bit 0; len(vec) ≥ pages).
+func Resident(b, vec []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	_, _, e := syscall.Syscall(syscall.SYS_MINCORE, uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)), uintptr(unsafe.Pointer(unsafe.SliceData(vec))))
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
+// Mapped reports whether Data is a file mapping (Release may then be
+// used on it: dropped pages fault back in from the file).
+func (m *File) Mapped() bool { return m != nil && m.mapped }
