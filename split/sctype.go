@@ -24,6 +24,32 @@ type ctype struct {
 
 const maxTypeNest = 16
 
+// ir spells the type as LLVM IR does. text is squeezed, which the IR
+// parser accepts for named types and literal structs but not for arrays
+// and vectors ("[2xfloat]").
+func (c *ctype) ir() string {
+	switch {
+	case c.scalar != "" || strings.HasPrefix(c.text, "%"):
+		return c.text
+	case c.elem != nil && c.vector:
+		return fmt.Sprintf("<%d x %s>", c.n, c.elem.ir())
+	case c.elem != nil:
+		return fmt.Sprintf("[%d x %s]", c.n, c.elem.ir())
+	}
+	f := make([]string, len(c.fields))
+	for i, ft := range c.fields {
+		f[i] = ft.ir()
+	}
+	body := "{}"
+	if len(f) > 0 {
+		body = "{ " + strings.Join(f, ", ") + " }"
+	}
+	if c.packed {
+		return "<" + body + ">"
+	}
+	return body
+}
+
 // resolveType parses a squeezed type and computes its layout.
 func (m *Module) resolveType(t string, depth int) (*ctype, error) {
 	if depth > maxTypeNest {

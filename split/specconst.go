@@ -47,7 +47,7 @@ type scalarInfo struct {
 }
 
 var scalarTypes = map[string]scalarInfo{
-	"i1": {"a", 1, 1}, "i8": {"a", 1, 1}, "i16": {"s", 2, 2}, "i32": {"i", 4, 4}, "i64": {"x", 8, 8},
+	"i1": {"b", 1, 1}, "i8": {"a", 1, 1}, "i16": {"s", 2, 2}, "i32": {"i", 4, 4}, "i64": {"x", 8, 8},
 	"half": {"Dh", 2, 2}, "float": {"f", 4, 4}, "double": {"d", 8, 8},
 }
 
@@ -56,11 +56,17 @@ var scalarTypes = map[string]scalarInfo{
 // §6.3. IDs and offsets restart at 0 in every part.
 //
 // Scalars and composites (structs, arrays, vectors; returned directly or
-// through sret) are supported. In native mode a composite becomes one
-// __spirv_SpecConstant per scalar leaf, assembled with insertvalue (the
-// SPIR-V backend then emits OpSpecConstant leaves rather than one
-// OpSpecConstantComposite). A call whose symbolic ID or default is not a
-// constant global is an error naming the line.
+// through sret) are supported. In native mode (spec §6.2) a scalar
+// becomes T _Z20__spirv_SpecConstant<codes>(i32 ID, T Default), a bool
+// with an i8 default an i8 call followed by trunc. A composite becomes one
+// __spirv_SpecConstantComposite<codes>_R<type> call whose operands are its
+// members' calls, built recursively for nested structs, arrays and
+// vectors; a member whose default is undef (padding) uses up its IDs but
+// is passed as undef. The result replaces the original call, or is stored
+// through its sret pointer. The SPIR-V backend turns these into
+// SpecId-decorated OpSpecConstant and OpSpecConstantComposite (see
+// specconst_native.go for what it accepts). A call whose symbolic ID or
+// default is not a constant global is an error naming the line.
 func (m *Module) LowerSpecConsts(ir []byte, mode SpecMode) ([]byte, *SpecConstInfo, error) {
 	info := &SpecConstInfo{DefaultValues: mode == SpecDefault}
 	type sc struct {
@@ -212,69 +218,35 @@ func (m *Module) LowerSpecConsts(ir []byte, mode SpecMode) ([]byte, *SpecConstIn
 		}
 		switch mode {
 		case SpecNative:
-			if c.ct.scalar != "" && sret == "" {
-				x := c.leaves[0]
-				ty, lit := x.typ, x.lit
-				if ty == "i1" {
-					ty, lit = "i8", boolLit(lit)
+			if c.ct.scalar == "" {
+				if len(c.leaves) == 0 { // an empty struct or array: nothing to specialise
+					if sret != "" {
+						val = "zeroinitializer"
+					} else {
+						fmt.Fprintf(&out, "%s%s = select i1 true, %s zeroinitializer, %s zeroinitializer\n", indent, val, c.ct.ir(), c.ct.ir())
+					}
+					break
 				}
-				fn := "_Z20__spirv_SpecConstanti" + scalarTypes[ty].code
-				decls[fn] = fmt.Sprintf("declare spir_func %s @%s(i32, %s)\n", ty, fn, ty)
-				if x.undef {
-					lit = "undef"
+				e := nativeEmitter{out: &out, decls: decls, indent: indent, tmp: tmp, leaves: c.leaves, ids: c.ids}
+				if err := e.top(c.ct, val); err != nil {
+					return nil, nil, errf("%s: %v", symID, err)
 				}
-				if rtyp == ty {
-					fmt.Fprintf(&out, "%s%s = call spir_func %s @%s(i32 %d, %s %s)\n", indent, res, ty, fn, c.ids[0], ty, lit)
-				} else {
-					fmt.Fprintf(&out, "%s%s = call spir_func %s @%s(i32 %d, %s %s)\n%s%s = trunc %s %s to %s\n",
-						indent, tmp, ty, fn, c.ids[0], ty, lit, indent, res, ty, tmp, rtyp)
-				}
-				continue
+				break
 			}
-			agg := "undef"
-			for i, x := range c.leaves {
-				name := fmt.Sprintf("%s.%d", tmp, i)
-				v := "undef"
-				if !x.undef {
-					ti := scalarTypes[x.typ]
-					fn := "_Z20__spirv_SpecConstanti" + ti.code
-					ty, lit := x.typ, x.lit
-					if x.typ == "i1" {
-						ty, lit = "i8", map[string]string{"true": "1", "false": "0"}[x.lit]
-						if lit == "" {
-							lit = x.lit
-						}
-					}
-					decls[fn] = fmt.Sprintf("declare spir_func %s @%s(i32, %s)\n", ty, fn, ty)
-					fmt.Fprintf(&out, "%s%s = call spir_func %s @%s(i32 %d, %s %s)\n", indent, name, ty, fn, c.ids[i], ty, lit)
-					v = name
-					if x.typ == "i1" {
-						fmt.Fprintf(&out, "%s%s.b = trunc i8 %s to i1\n", indent, name, name)
-						v = name + ".b"
-					}
-				}
-				if c.ct.scalar != "" {
-					if x.typ == "i1" && rtyp == "i1" || x.typ != "i1" {
-						if v == "undef" {
-							fmt.Fprintf(&out, "%s%s = select i1 true, %s undef, %s undef\n", indent, val, rtyp, rtyp)
-						} else {
-							fmt.Fprintf(&out, "%s%s = select i1 true, %s %s, %s %s\n", indent, val, rtyp, v, rtyp, v)
-						}
-					}
-					continue
-				}
-				if x.undef {
-					continue
-				}
-				next := fmt.Sprintf("%s.a%d", tmp, i)
-				if i == lastDefined(c.leaves) {
-					next = val
-				}
-				fmt.Fprintf(&out, "%s%s = insertvalue %s %s, %s %s, %s\n", indent, next, c.ct.text, agg, x.typ, v, leafPath(c.ct, x.off))
-				agg = next
+			// A scalar. A bool whose default is an i8 is an i8 call
+			// followed by trunc (spec §6.2).
+			x := c.leaves[0]
+			ty, lit := x.typ, x.lit
+			if x.undef {
+				lit = "undef"
 			}
-			if c.ct.scalar == "" && lastDefined(c.leaves) < 0 {
-				val = "undef"
+			fn := spirvSpecConstant + "i" + scalarTypes[ty].code
+			decls[fn] = fmt.Sprintf("declare spir_func %s @%s(i32, %s)\n", ty, fn, ty)
+			if rtyp == ty {
+				fmt.Fprintf(&out, "%s%s = call spir_func %s @%s(i32 %d, %s %s)\n", indent, val, ty, fn, c.ids[0], ty, lit)
+			} else {
+				fmt.Fprintf(&out, "%s%s = call spir_func %s @%s(i32 %d, %s %s)\n%s%s = trunc %s %s to %s\n",
+					indent, tmp, ty, fn, c.ids[0], ty, lit, indent, val, ty, tmp, rtyp)
 			}
 		case SpecEmulation:
 			buf := strings.TrimSpace(args[2])
@@ -282,7 +254,7 @@ func (m *Module) LowerSpecConsts(ir []byte, mode SpecMode) ([]byte, *SpecConstIn
 			bt, _, _ := parseType(buf, 0)
 			btText := typeText(buf)
 			_ = bt
-			lt := defType
+			lt := c.ct.ir()
 			if rtyp == "i1" {
 				lt = "i8"
 			}
@@ -298,13 +270,21 @@ func (m *Module) LowerSpecConsts(ir []byte, mode SpecMode) ([]byte, *SpecConstIn
 					val = c.lit // a constant aggregate, stored as is
 					break
 				}
+				if len(c.leaves) == 0 { // an empty struct or array
+					fmt.Fprintf(&out, "%s%s = select i1 true, %s %s, %s %s\n", indent, res, c.ct.ir(), c.lit, c.ct.ir(), c.lit)
+					break
+				}
 				// an instruction is needed to name the value: re-insert leaf 0
 				x := c.leaves[0]
 				lit := x.lit
 				if x.undef {
 					lit = "undef"
 				}
-				fmt.Fprintf(&out, "%s%s = insertvalue %s %s, %s %s, %s\n", indent, res, c.ct.text, c.lit, x.typ, lit, leafPath(c.ct, x.off))
+				if c.ct.vector {
+					fmt.Fprintf(&out, "%s%s = insertelement %s %s, %s %s, i32 0\n", indent, res, c.ct.ir(), c.lit, x.typ, lit)
+					break
+				}
+				fmt.Fprintf(&out, "%s%s = insertvalue %s %s, %s %s, %s\n", indent, res, c.ct.ir(), c.lit, x.typ, lit, leafPath(c.ct, x.off))
 				break
 			}
 			lit := c.lit
@@ -317,7 +297,7 @@ func (m *Module) LowerSpecConsts(ir []byte, mode SpecMode) ([]byte, *SpecConstIn
 			fmt.Fprintf(&out, "%s%s = select i1 true, %s %s, %s %s\n", indent, val, rtyp, lit, rtyp, lit)
 		}
 		if sret != "" {
-			fmt.Fprintf(&out, "%sstore %s %s, %s, align %d\n", indent, c.ct.text, val, sret, max(c.ct.align, 1))
+			fmt.Fprintf(&out, "%sstore %s %s, %s, align %d\n", indent, c.ct.ir(), val, sret, max(c.ct.align, 1))
 		}
 	}
 	info.Changed = len(order) > 0
@@ -341,7 +321,7 @@ func (m *Module) LowerSpecConsts(ir []byte, mode SpecMode) ([]byte, *SpecConstIn
 		}
 		nodes.WriteString("}\n")
 		scOps = append(scOps, "!"+strconv.Itoa(next))
-		fmt.Fprintf(&nodes, "!%d = !{%s %s}\n", next+1, c.ct.text, c.lit)
+		fmt.Fprintf(&nodes, "!%d = !{%s %s}\n", next+1, c.ct.ir(), c.lit)
 		dvOps = append(dvOps, "!"+strconv.Itoa(next+1))
 		next += 2
 		info.Consts = append(info.Consts, SpecConst{SymID: id, Descs: c.descs})
@@ -544,23 +524,4 @@ func serialiseScalar(typ, lit string) ([]byte, error) {
 		return binary.LittleEndian.AppendUint64(nil, math.Float64bits(f)), nil
 	}
 	return nil, fmt.Errorf("unsupported spec constant type %s", typ)
-}
-
-func boolLit(l string) string {
-	switch l {
-	case "true":
-		return "1"
-	case "false":
-		return "0"
-	}
-	return l
-}
-
-func lastDefined(lv []leaf) int {
-	for i := len(lv) - 1; i >= 0; i-- {
-		if !lv[i].undef {
-			return i
-		}
-	}
-	return -1
 }

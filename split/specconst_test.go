@@ -80,7 +80,8 @@ func TestSpecConstantsComposite(t *testing.T) {
 		case SpecNative:
 			assert.Equal(t, []SpecDesc{{1, 0, 1}, {2, 4, 4}, {3, 8, 4}, {4, 12, 4}}, info.Consts[1].Descs)
 			assert.Equal(t, append([]byte{'z'}, p...), info.Defaults)
-			assert.Contains(t, string(out), "insertvalue %struct.P")
+			assert.Contains(t, string(out), "%sc2.c1 = call spir_func [2 x float] @_Z29__spirv_SpecConstantCompositeff_RA2_f(float %sc2.2, float %sc2.3)")
+			assert.Contains(t, string(out), "%sc2.v = call spir_func %struct.P @_Z29__spirv_SpecConstantCompositeaiA2_f_Rstruct.P(i8 %sc2.0, i32 %sc2.1, [2 x float] %sc2.c1)")
 			assert.Contains(t, string(out), "store %struct.P %sc2.v, ptr %p.i, align 4")
 		case SpecEmulation:
 			assert.Equal(t, []SpecDesc{{0, 0, 1}, {math.MaxUint32, 1, 3}}, info.Consts[0].Descs)
