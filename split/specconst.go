@@ -82,6 +82,7 @@ func (m *Module) LowerSpecConsts(ir []byte, mode SpecMode) ([]byte, *SpecConstIn
 	var order []string
 	var nextID, nextOff uint32
 	decls := map[string]string{}
+	used := map[string]*Global{} // globals the calls named (IDs, defaults)
 	var out bytes.Buffer
 	out.Grow(len(ir) + 256)
 	line, seq := 0, 0
@@ -146,6 +147,11 @@ func (m *Module) LowerSpecConsts(ir []byte, mode SpecMode) ([]byte, *SpecConstIn
 		symID, err := m.specSymID(args[0])
 		if err != nil {
 			return nil, nil, errf("%v", err)
+		}
+		for _, a := range args[:2] {
+			if g, err := m.globalOf(a); err == nil {
+				used[g.Tok] = g
+			}
 		}
 		defType, def, err := m.specDefault(args[1])
 		if err != nil {
@@ -333,7 +339,56 @@ func (m *Module) LowerSpecConsts(ir []byte, mode SpecMode) ([]byte, *SpecConstIn
 		out.WriteString("!sycl.specialization-constants-default-values-module = !{}\n")
 	}
 	out.Write(nodes.Bytes())
-	return out.Bytes(), info, nil
+	return dropUnused(out.Bytes(), used), info, nil
+}
+
+// dropUnused deletes the definitions of the given globals that nothing
+// references any more and whose linkage lets them go: once the calls are
+// lowered, the specialization_id variables and symbolic-ID strings are
+// dead. (Left in, a specialization_id whose initializer has an undef
+// aggregate member, as clang emits for alignas padding, makes LLVM 22's
+// SPIR-V backend abort.)
+func dropUnused(ir []byte, gs map[string]*Global) []byte {
+	for tok, g := range gs {
+		switch g.Linkage {
+		case "internal", "private", "linkonce", "linkonce_odr", "available_externally":
+		default:
+			continue
+		}
+		ref := []byte("@" + tok)
+		def := -1
+		refs := 0
+		for i := 0; ; {
+			k := bytes.Index(ir[i:], ref)
+			if k < 0 {
+				break
+			}
+			k += i
+			i = k + len(ref)
+			if i < len(ir) && isNameByte(ir[i]) {
+				continue // a longer name
+			}
+			refs++
+			if (k == 0 || ir[k-1] == '\n') && bytes.HasPrefix(ir[i:], []byte(" = ")) {
+				def = k
+			}
+		}
+		if def < 0 || refs != 1 {
+			continue
+		}
+		end := bytes.IndexByte(ir[def:], '\n')
+		if end < 0 {
+			end = len(ir) - def
+		} else {
+			end++
+		}
+		ir = append(ir[:def], ir[def+end:]...)
+	}
+	return ir
+}
+
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '$' || c == '-'
 }
 
 // ptrArg turns an sret argument ("ptr dead_on_unwind … align 4 %p") into
