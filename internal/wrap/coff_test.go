@@ -151,6 +151,7 @@ int atexit(void (*f)(void)) { return 0; }
 		"sycl": func() ([]byte, error) {
 			return SYCL(opts, []SYCLImage{{Triple: "spirv64", Image: []byte("SPV"), Symbols: []string{"k1", "k2"}}})
 		},
+		"sycl-props": func() ([]byte, error) { return SYCL(opts, syclPropImages()) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			obj, err := build()

@@ -148,6 +148,11 @@ func elfView(obj []byte) (*view, error) {
 		} else if s.Name != "" && s.Name != "$x" && s.Name != "$d" {
 			v.byName[s.Name] = vs
 			v.syms = append(v.syms, vs)
+			if vs.sec == ".rodata" { // SYCL property values: listed, unlike llc's jump tables
+				if rs := v.sec(".rodata"); rs != nil {
+					rs.list = true
+				}
+			}
 		}
 		vsyms[i] = vs
 	}
@@ -550,6 +555,7 @@ func (d *describer) sycl() {
 			binary.LittleEndian.Uint16(im), im[2], im[3], target, copts, lopts)
 		d.p("    image=[%s, %s) entries=[%s, %s) properties=[%s, %s)\n", d.ptr(asec, o+32), d.ptr(asec, o+40),
 			d.ptr(asec, o+48), d.ptr(asec, o+56), d.ptr(asec, o+64), d.ptr(asec, o+72))
+		d.syclProps(asec, o+64)
 	}
 	var entries []string
 	for _, s := range d.syms {
@@ -558,4 +564,77 @@ func (d *describer) sycl() {
 		}
 	}
 	d.p("offload entries: %s\n", strings.Join(entries, " "))
+}
+
+// syclProps prints the property sets (intel's layout, spec sycl.md §9.1) of
+// the image whose PropertiesBegin/End are at sec+off: each set's name and
+// property range, then each property's name, type and value (byte arrays
+// in hex, at most 64 bytes shown).
+func (d *describer) syclProps(sec string, off uint64) {
+	begin, end, ok := d.span(sec, off)
+	if !ok {
+		return
+	}
+	for o, n := begin.addend, 0; o+syclPropSetSize <= end.addend && n < 1<<12; o, n = o+syclPropSetSize, n+1 {
+		name, _ := d.cstring(begin.sym, uint64(o))
+		d.p("    property set %q: [%s, %s)\n", name, d.ptr(begin.sym, uint64(o)+8), d.ptr(begin.sym, uint64(o)+16))
+		pb, pe, ok := d.span(begin.sym, uint64(o)+8)
+		if !ok {
+			continue
+		}
+		t := d.sec(pb.sym)
+		for q, k := pb.addend, 0; q+syclPropSize <= pe.addend && q+syclPropSize <= int64(len(t.data)) && k < 1<<12; q, k = q+syclPropSize, k+1 {
+			pname, _ := d.cstring(pb.sym, uint64(q))
+			typ := binary.LittleEndian.Uint32(t.data[q+16:])
+			size := binary.LittleEndian.Uint64(t.data[q+24:])
+			switch SYCLPropType(typ) {
+			case SYCLPropUint32:
+				d.p("      %q uint32 %d value=%s\n", pname, size, d.ptr(pb.sym, uint64(q)+8))
+			case SYCLPropByteArray:
+				d.p("      %q bytes size=%d value=%s%s\n", pname, size, d.ptr(pb.sym, uint64(q)+8), d.bytesAt(pb.sym, uint64(q)+8, size))
+			case SYCLPropString:
+				v, _ := d.cstring(pb.sym, uint64(q)+8)
+				d.p("      %q string size=%d value=%s %q\n", pname, size, d.ptr(pb.sym, uint64(q)+8), v)
+			default:
+				d.p("      %q type=%d size=%d value=%s\n", pname, typ, size, d.ptr(pb.sym, uint64(q)+8))
+			}
+		}
+	}
+}
+
+// span returns the relocations of a [begin, end) pointer pair at sec+off
+// when both point into the same section, begin <= end.
+func (d *describer) span(sec string, off uint64) (begin, end reloc, ok bool) {
+	vs := d.sec(sec)
+	if vs == nil {
+		return reloc{}, reloc{}, false
+	}
+	begin, okb := vs.relocs[off]
+	end, oke := vs.relocs[off+8]
+	if !okb || !oke || begin.sym != end.sym || begin.addend < 0 || end.addend < begin.addend || d.sec(begin.sym) == nil {
+		return reloc{}, reloc{}, false
+	}
+	return begin, end, true
+}
+
+// bytesAt renders in hex, after a space, the size bytes a pointer at
+// sec+off refers to ("" when the pointer is not relocated).
+func (d *describer) bytesAt(sec string, off, size uint64) string {
+	vs := d.sec(sec)
+	if vs == nil {
+		return ""
+	}
+	r, ok := vs.relocs[off]
+	if !ok {
+		return ""
+	}
+	t := d.sec(r.sym)
+	if t == nil || r.addend < 0 || uint64(r.addend) > uint64(len(t.data)) || size > uint64(len(t.data))-uint64(r.addend) {
+		return " ?"
+	}
+	b := t.data[r.addend : uint64(r.addend)+size]
+	if len(b) > 64 {
+		return fmt.Sprintf(" %x...", b[:64])
+	}
+	return fmt.Sprintf(" %x", b)
 }

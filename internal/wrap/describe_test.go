@@ -71,6 +71,11 @@ func FuzzDescribe(f *testing.F) {
 	if obj, err = SYCL(Options{Triple: winTriple}, []SYCLImage{{Triple: "t", Image: []byte("x"), Symbols: []string{"k"}}}); err == nil {
 		f.Add(obj)
 	}
+	for _, triple := range []string{hostTriple, winTriple} {
+		if obj, err = SYCL(Options{Triple: triple}, syclPropImages()); err == nil {
+			f.Add(obj)
+		}
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if s, err := Describe(b); err != nil && s != "" {
 			t.Fatalf("error with output: %v", err)

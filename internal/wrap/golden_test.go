@@ -48,6 +48,10 @@ func goldenCases(t *testing.T) map[string][]byte {
 			{Triple: "spirv64-unknown-unknown", Image: []byte("SPIRV"), Symbols: []string{"k1", "k2"}},
 			{Triple: "spirv64-unknown-unknown", Image: []byte("IMG2")},
 		})),
+		// Property sets in intel's layout (sycl_props_test.go).
+		"sycl-props":         mk(SYCL(opts, syclPropImages())),
+		"sycl-props-aarch64": mk(SYCL(a64, syclPropImages())),
+		"sycl-props-win":     mk(SYCL(win, syclPropImages())),
 	}
 }
 

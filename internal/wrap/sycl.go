@@ -22,11 +22,18 @@ type SYCLImage struct {
 	// CompileOptions and LinkOptions are the SYCL JIT options; the
 	// linker-wrapper leaves both empty.
 	CompileOptions, LinkOptions string
+	// PropertySets are registered in intel's runtime layout (spec sycl.md
+	// §9.1; see syclProps), with PropertiesBegin/End pointing at the set
+	// array. Without sets both stay null, as LLVM 22 leaves them.
+	PropertySets []SYCLPropSet
 }
 
 // SYCLImageFromBinary decodes the version-1 OffloadBinary that
 // clang-sycl-linker writes (strings triple, arch, symbols; symbols joined by
-// "\n") into a SYCLImage. The image bytes are not copied.
+// "\n") into a SYCLImage. The image bytes are not copied. The string
+// "properties" (intel's .prop text from our sycl-linker) is not decoded
+// here: the linker-wrapper parses it with split.ParseText and sets
+// PropertySets.
 func SYCLImageFromBinary(b []byte) (SYCLImage, error) {
 	if !isOffloadBinary(b) {
 		return SYCLImage{}, format.Errorf(0, format.ErrMagic, "not an offload binary")
@@ -133,7 +140,10 @@ func BuildSYCL(opts Options, images []SYCLImage) (*objw.Object, error) {
 		target, compile, link uint64
 		start, end            uint64
 		entries, nEntries     uint64
+		props, propsEnd       uint64 // set array in rel, when hasProps
+		hasProps              bool
 	}
+	props := &syclProps{m: m, rel: rel, strSym: strSym, relSym: relSym, uses: map[string]int{}, cstr: cstr, local: local}
 	pl := make([]placed, len(images))
 	nameIdx, entryIdx := 0, map[string]int{}
 	for i, im := range images {
@@ -180,6 +190,9 @@ func BuildSYCL(opts Options, images []SYCLImage) (*objw.Object, error) {
 			arr = fmt.Sprintf("%s.%d", arr, i)
 		}
 		local(arr, rel, p.entries, p.nEntries*entrySize)
+		if p.props, p.propsEnd, p.hasProps, err = props.emit(i, im.PropertySets); err != nil {
+			return nil, err
+		}
 	}
 
 	// __sycl.tgt_device_image[N].
@@ -198,8 +211,13 @@ func BuildSYCL(opts Options, images []SYCLImage) (*objw.Object, error) {
 		m.ptr(rel, dataSym, int64(p.end))
 		m.ptr(rel, relSym, int64(p.entries))
 		m.ptr(rel, relSym, int64(p.entries+p.nEntries*entrySize))
-		m.ptr(rel, nil, 0) // PropertiesBegin
-		m.ptr(rel, nil, 0) // PropertiesEnd
+		if p.hasProps {
+			m.ptr(rel, relSym, int64(p.props))    // PropertiesBegin
+			m.ptr(rel, relSym, int64(p.propsEnd)) // PropertiesEnd
+		} else {
+			m.ptr(rel, nil, 0)
+			m.ptr(rel, nil, 0)
+		}
 	}
 	local(".sycl_offloading.device_images", rel, imgsOff, uint64(len(images))*syclImageSize)
 

@@ -20,6 +20,7 @@ import (
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/sycldev"
 	"github.com/offload-kit/offload-kit/internal/wrap"
+	"github.com/offload-kit/offload-kit/split"
 )
 
 // syclTrace is the time-trace scope of an in-process SYCL link.
@@ -128,10 +129,12 @@ func (d *driver) syclLink(ctx context.Context, j *linkJob) error {
 
 // syclImages decodes a SYCL device-link output, one or more concatenated
 // v1 OffloadBinaries (one per split image), into registration images. Each
-// keeps its kernel names (string "symbols", split on "\n"). The property
-// sets (string "properties") stay in the OffloadBinary only: the version-3
-// __sycl.tgt_device_image that internal/wrap writes has null
-// PropertiesBegin/End, as LLVM 22's wrapper (spec §9.5).
+// keeps its kernel names (string "symbols", split on "\n") and its property
+// sets (string "properties", intel's .prop text, spec sycl.md §7.1), which
+// internal/wrap registers in intel's runtime layout (sycl.md §9.1) through
+// PropertiesBegin/End of the version-3 __sycl.tgt_device_image. An image
+// without properties (as clang-sycl-linker 22 writes) keeps them null, as
+// LLVM 22's wrapper does. A malformed "properties" string is an error.
 func syclImages(data []byte) ([]wrap.SYCLImage, error) {
 	bins, err := offload.ParseAll(data, offload.ReadOptions{})
 	if err != nil {
@@ -149,7 +152,38 @@ func syclImages(data []byte) ([]wrap.SYCLImage, error) {
 		if s := b.Get("symbols"); s != "" {
 			im.Symbols = strings.Split(s, "\n")
 		}
+		if im.PropertySets, err = syclPropertySets(b.Get("properties")); err != nil {
+			return nil, fmt.Errorf("OffloadBinary %d: properties: %w", i, err)
+		}
 		out = append(out, im)
 	}
 	return out, nil
+}
+
+// syclPropertySets parses an OffloadBinary "properties" string (intel's
+// .prop text) into the sets internal/wrap registers, in text order.
+func syclPropertySets(text string) ([]wrap.SYCLPropSet, error) {
+	if text == "" {
+		return nil, nil
+	}
+	ps, err := split.ParseText(strings.NewReader(text))
+	if err != nil {
+		return nil, err
+	}
+	sets := make([]wrap.SYCLPropSet, 0, len(ps))
+	for _, s := range ps {
+		set := wrap.SYCLPropSet{Name: s.Name, Props: make([]wrap.SYCLProp, 0, len(s.Props))}
+		for _, p := range s.Props {
+			switch p.Type {
+			case split.PropUint32:
+				set.Props = append(set.Props, wrap.SYCLProp{Name: p.Name, Type: wrap.SYCLPropUint32, U32: p.U32})
+			case split.PropByteArray:
+				set.Props = append(set.Props, wrap.SYCLProp{Name: p.Name, Type: wrap.SYCLPropByteArray, Bytes: p.Bytes})
+			default:
+				return nil, fmt.Errorf("set %q: property %q: unsupported type %d", s.Name, p.Name, p.Type)
+			}
+		}
+		sets = append(sets, set)
+	}
+	return sets, nil
 }

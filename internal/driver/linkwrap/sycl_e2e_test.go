@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"hash/fnv"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/offload"
 	"github.com/offload-kit/offload-kit/internal/run"
+	"github.com/offload-kit/offload-kit/internal/wrap"
 	"github.com/offload-kit/offload-kit/split"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -103,7 +105,7 @@ func parseSYCLLog(t *testing.T, out string) *syclLog {
 		case line == "  properties none" && cur != nil:
 			cur.nullProps = true
 		case (strings.HasPrefix(line, "  propset ") || strings.HasPrefix(line, "    prop ")) && cur != nil:
-			cur.props = append(cur.props, strings.TrimSpace(line))
+			cur.props = append(cur.props, strings.TrimLeft(line, " "))
 		case unregRe.MatchString(line):
 			l.unregistered = atoi(unregRe.FindStringSubmatch(line)[1])
 		default:
@@ -155,6 +157,58 @@ func aspectsOf(t *testing.T, props string) []int32 {
 	return nil
 }
 
+// registeredProps renders the property sets of an OffloadBinary
+// "properties" string as the stub runtime prints what was registered
+// (testdata/sycl/stub.c): "propset <set>", then "prop <name> type=1
+// value=<n>" or "prop <name> type=2 size=<n> value=<hex of the raw bytes,
+// bit-count prefix included>".
+func registeredProps(t *testing.T, props string) []string {
+	t.Helper()
+	ps, err := split.ParseText(strings.NewReader(props))
+	require.NoError(t, err, "properties:\n%s", props)
+	var out []string
+	for _, s := range ps {
+		out = append(out, "propset "+s.Name)
+		for _, p := range s.Props {
+			switch p.Type {
+			case split.PropUint32:
+				out = append(out, fmt.Sprintf("prop %s type=1 value=%d", p.Name, p.U32))
+			default:
+				out = append(out, fmt.Sprintf("prop %s type=%d size=%d value=%x", p.Name, p.Type, len(p.Bytes), p.Bytes))
+			}
+		}
+	}
+	return out
+}
+
+// registeredAspects decodes the "aspects" byte array of the registered
+// SYCL/device requirements set from the stub runtime's lines.
+func registeredAspects(t *testing.T, lines []string) []int32 {
+	t.Helper()
+	set := ""
+	for _, l := range lines {
+		if s, ok := strings.CutPrefix(l, "propset "); ok {
+			set = s
+			continue
+		}
+		if set != "SYCL/device requirements" || !strings.HasPrefix(l, "prop aspects type=2 ") {
+			continue
+		}
+		_, h, _ := strings.Cut(l, " value=")
+		raw, err := hex.DecodeString(h)
+		require.NoError(t, err, "line %q", l)
+		require.True(t, len(raw) >= 8 && len(raw)%4 == 0, "line %q: raw byte array with a bit-count prefix", l)
+		require.Equal(t, uint64(len(raw)-8)*8, binary.LittleEndian.Uint64(raw), "line %q: bit count", l)
+		var out []int32
+		for i := 8; i+4 <= len(raw); i += 4 {
+			out = append(out, int32(binary.LittleEndian.Uint32(raw[i:])))
+		}
+		return out
+	}
+	t.Fatalf("no registered SYCL/device requirements aspects in %q", lines)
+	return nil
+}
+
 // Kernel names by struct name, as the Itanium typeinfo names clang gives
 // them (_ZTS<len><name>), and which use double arithmetic.
 var syclKernels = map[string]bool{
@@ -173,7 +227,11 @@ var syclKernels = map[string]bool{
 // property set registered. The kernel sets must equal the reference's; with
 // splitting, exactly the images holding double kernels declare the SPIR-V
 // Float64 capability, and their device-link OffloadBinaries (kept by
-// --save-temps) carry aspect fp64 (6) in their properties.
+// --save-temps) carry aspect fp64 (6) in their properties. The property
+// sets the runtime walks through PropertiesBegin/End (every set, name, type
+// and value) equal the ones sycl-linker wrote into each OffloadBinary, so
+// the registered SYCL/device requirements aspects hold fp64 (6) exactly for
+// the double images; LLVM's pair registers none.
 func TestSYCLRegistrationEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs clang 22, gcc and the LLVM 22 tools")
@@ -208,6 +266,7 @@ func TestSYCLRegistrationEndToEnd(t *testing.T) {
 
 	ref := link(t, refEnv, "ref")
 	require.Equal(t, 1, len(ref.images), "the reference registers one image")
+	assert.True(t, ref.images[0].nullProps, "LLVM 22 leaves PropertiesBegin/End null")
 	var all []string
 	for k := range syclKernels {
 		all = append(all, k)
@@ -215,8 +274,24 @@ func TestSYCLRegistrationEndToEnd(t *testing.T) {
 	sort.Strings(all)
 	require.Equal(t, all, ref.kernels(), "reference kernels")
 
+	// bins reads the device-link output the wrapper registered, kept by
+	// --save-temps, keyed by the FNV-1a hash of each image.
+	bins := func(t *testing.T, out string) map[string]*offload.Binary {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join(dir, out+".spirv64..img"))
+		require.NoError(t, err)
+		bs, err := offload.ParseAll(data, offload.ReadOptions{})
+		require.NoError(t, err)
+		byHash := map[string]*offload.Binary{}
+		for _, b := range bs {
+			byHash[fnvHex(b.Image)] = b
+		}
+		require.Equal(t, len(bs), len(byHash), "distinct images")
+		return byHash
+	}
+
 	t.Run("none", func(t *testing.T) {
-		got := link(t, nil, "ours-none", "-B"+tools)
+		got := link(t, nil, "ours-none", "-B"+tools, "-Wl,--save-temps")
 		assert.Equal(t, ref.version, got.version, "descriptor version")
 		require.Equal(t, 1, len(got.images))
 		im, r := got.images[0], ref.images[0]
@@ -227,7 +302,11 @@ func TestSYCLRegistrationEndToEnd(t *testing.T) {
 		assert.Equal(t, 0, r.format, "the reference's Format is IMG_None")
 		assert.Equal(t, int(format.ImgSPIRV), im.format, "ours says IMG_SPIRV")
 		assert.Equal(t, 1, im.fp64cap)
-		assert.True(t, im.nullProps, "version-3 descriptor: properties stay null")
+		b := bins(t, "ours-none")[im.fnv]
+		require.True(t, b != nil, "registered bytes match the device-link OffloadBinary")
+		assert.False(t, im.nullProps, "property sets registered")
+		assert.Equal(t, registeredProps(t, b.Get("properties")), im.props, "registered property sets equal sycl-linker's")
+		assert.True(t, containsAspect(registeredAspects(t, im.props), 6), "registered aspects hold fp64: %q", im.props)
 	})
 
 	for _, mode := range []string{"kernel", "source"} {
@@ -242,22 +321,13 @@ func TestSYCLRegistrationEndToEnd(t *testing.T) {
 				// per source and fp64: Dmul | Iadd, Fscale | Ddiv, Ishift+Ixor
 				assert.Equal(t, 5, len(got.images))
 			}
-			// the device-link output the wrapper registered (--save-temps)
-			data, err := os.ReadFile(filepath.Join(dir, out+".spirv64..img"))
-			require.NoError(t, err)
-			bins, err := offload.ParseAll(data, offload.ReadOptions{})
-			require.NoError(t, err)
-			byHash := map[string]*offload.Binary{}
-			for _, b := range bins {
-				byHash[fnvHex(b.Image)] = b
-			}
-			require.Equal(t, len(got.images), len(bins))
+			byHash := bins(t, out)
+			require.Equal(t, len(got.images), len(byHash))
 			for i, im := range got.images {
 				assert.Equal(t, 3, im.version, "image %d", i)
 				assert.Equal(t, int(format.OfkSYCL), im.kind, "image %d", i)
 				assert.Equal(t, int(format.ImgSPIRV), im.format, "image %d", i)
 				assert.Equal(t, "spirv64-unknown-unknown", im.triple, "image %d", i)
-				assert.True(t, im.nullProps, "image %d: version-3 descriptor: properties stay null", i)
 				require.True(t, len(im.entries) > 0, "image %d: no entries", i)
 				fp64 := syclKernels[im.entries[0]]
 				for _, k := range im.entries {
@@ -269,6 +339,9 @@ func TestSYCLRegistrationEndToEnd(t *testing.T) {
 				assert.Equal(t, im.size, len(b.Image))
 				assert.Equal(t, strings.Join(im.entries, "\n"), b.Get("symbols"), "image %d", i)
 				assert.Equal(t, fp64, containsAspect(aspectsOf(t, b.Get("properties")), 6), "image %d %v: aspect fp64 in %q", i, im.entries, b.Get("properties"))
+				assert.False(t, im.nullProps, "image %d: property sets registered", i)
+				assert.Equal(t, registeredProps(t, b.Get("properties")), im.props, "image %d %v: registered property sets equal sycl-linker's", i, im.entries)
+				assert.Equal(t, fp64, containsAspect(registeredAspects(t, im.props), 6), "image %d %v: registered aspect fp64 in %q", i, im.entries, im.props)
 			}
 		})
 	}
@@ -305,4 +378,85 @@ func TestSYCLImagesConcatenated(t *testing.T) {
 	assert.ErrorContains(t, err, "expected sycl")
 	_, err = syclImages([]byte("junk"))
 	assert.Error(t, err)
+}
+
+// TestSYCLImagesProperties: the "properties" string (intel's .prop text)
+// becomes the image's property sets in text order; no string means none
+// (clang-sycl-linker 22); a malformed one is an error naming the
+// OffloadBinary, which the bundle step prefixes with the image file.
+func TestSYCLImagesProperties(t *testing.T) {
+	bin := func(props ...string) []byte {
+		kv := []offload.KV{{Key: "triple", Value: "spirv64"}, {Key: "arch", Value: ""}, {Key: "symbols", Value: "k"}}
+		if len(props) > 0 {
+			kv = append(kv, offload.KV{Key: "properties", Value: props[0]})
+		}
+		return offload.AppendBinary(nil, &offload.Image{ImageKind: format.ImgSPIRV, OffloadKind: format.OfkSYCL, Strings: kv, Image: []byte("SPV")})
+	}
+	imgs, err := syclImages(bin("[SYCL/devicelib req mask]\nDeviceLibReqMask=1|4294967297\n[SYCL/device requirements]\naspects=2|gAAAAAAAAAgBAAAA\n[SYCL/kernel param opt]\n"))
+	require.NoError(t, err)
+	require.Equal(t, 1, len(imgs))
+	aspects := append(binary.LittleEndian.AppendUint64(nil, 32), 6, 0, 0, 0)
+	assert.Equal(t, []wrap.SYCLPropSet{
+		{Name: "SYCL/devicelib req mask", Props: []wrap.SYCLProp{{Name: "DeviceLibReqMask", Type: wrap.SYCLPropUint32, U32: 1}}},
+		{Name: "SYCL/device requirements", Props: []wrap.SYCLProp{{Name: "aspects", Type: wrap.SYCLPropByteArray, Bytes: aspects}}},
+		{Name: "SYCL/kernel param opt", Props: []wrap.SYCLProp{}},
+	}, imgs[0].PropertySets)
+
+	for _, props := range []string{"", "\n"} {
+		imgs, err = syclImages(append(bin(), bin(props)...))
+		require.NoError(t, err)
+		require.Equal(t, 2, len(imgs))
+		assert.Nil(t, imgs[0].PropertySets, "no properties string")
+		assert.Empty(t, imgs[1].PropertySets, "properties %q", props)
+	}
+
+	// The messages after "line N: " are split.ParseText's.
+	for _, tc := range []struct{ props, line string }{
+		{"aspects=2|gAAAAAAAAAgBAAAA\n", "line 1: "},                        // property category missing
+		{"[S]\nx=9|1\n", "line 2: "},                                        // type out of range
+		{"[S]\nx=0|1\n", "line 2: "},                                        // type 0
+		{"[S]\nx=1|\n", "line 2: "},                                         // empty value
+		{"[S]\nx=1|one\n", "line 2: "},                                      // bad uint32
+		{"[S]\nx=2|A\n", "line 2: "},                                        // Base64 length
+		{"[S]\nx=2|*AAA\n", "line 2: "},                                     // Base64 character
+		{`{"SYCL/device requirements":{"aspects":"BgAAAA=="}}`, "line 1: "}, // LLVM's JSON
+		{"[S\n", "line 1: "},
+	} {
+		_, err := syclImages(append(bin(""), bin(tc.props)...))
+		if assert.Error(t, err, "properties %q", tc.props) {
+			assert.True(t, strings.HasPrefix(err.Error(), "OffloadBinary 1: properties: "+tc.line), "properties %q: %v", tc.props, err)
+			assert.NotContains(t, err.Error(), "\n")
+		}
+	}
+
+	d := &driver{opt: &Options{}}
+	_, err = d.bundle(context.Background(), []linkedImage{{key: groupKey{"spirv64", ""}, kind: format.OfkSYCL, path: "dev.img", data: bin("[S]\nx=2|A\n")}})
+	assert.ErrorContains(t, err, "dev.img: OffloadBinary 0: properties: line 2: ")
+}
+
+// FuzzSYCLImagesProperties: any "properties" string gives images or an
+// error, never a panic, and parsed sets always wrap (NUL in a name is the
+// only error left).
+func FuzzSYCLImagesProperties(f *testing.F) {
+	for _, s := range []string{
+		"[SYCL/devicelib req mask]\nDeviceLibReqMask=1|0\n[SYCL/device requirements]\naspects=2|gAAAAAAAAAgBAAAA\n",
+		"[SYCL/specialization constants]\n_ZTS2sc=2|gBAAAAAAAAAAAAAAAAAAAQAAAAA\n[SYCL/specialization constants default values]\nall=2|gAAAAAAAAAgKAAAA\n",
+		"[]\n=1|1\n", "[S]\nx=2|\n", "x", "[S]\nx=1|99999999999999999999999\n", "[a]b]\nk=2|hJ2Y\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, props string) {
+		data := offload.AppendBinary(nil, &offload.Image{ImageKind: format.ImgSPIRV, OffloadKind: format.OfkSYCL,
+			Strings: []offload.KV{{Key: "triple", Value: "spirv64"}, {Key: "properties", Value: props}}, Image: []byte("SPV")})
+		imgs, err := syclImages(data)
+		if err != nil {
+			if imgs != nil {
+				t.Fatal("error with images")
+			}
+			return
+		}
+		if _, err := wrap.SYCL(wrap.Options{Triple: "x86_64-unknown-linux-gnu"}, imgs); err != nil && !strings.Contains(err.Error(), "NUL") {
+			t.Fatal(err)
+		}
+	})
 }

@@ -1,5 +1,6 @@
 // Recording stub of the SYCL runtime's registration entry points: prints the
-// __sycl.tgt_bin_desc it receives field by field (spec linker-wrapper.md §9.5).
+// __sycl.tgt_bin_desc it receives field by field (spec linker-wrapper.md §9.5),
+// with the property sets in intel's layout (spec sycl.md §9.1) when present.
 #include <stdint.h>
 #include <stdio.h>
 #ifdef MS_ABI
@@ -29,13 +30,24 @@ struct entry {
   uint64_t size, data;
   void *aux;
 };
+// intel's property layout (spec sycl.md §9.1).
+struct prop {
+  const char *name;
+  const unsigned char *val;
+  uint32_t type;
+  uint64_t size;
+};
+struct propset {
+  const char *name;
+  const struct prop *begin, *end;
+};
 struct image {
   uint16_t version;
   uint8_t kind, format;
   const char *target, *compile_opts, *link_opts;
   const unsigned char *start, *end;
   struct entry *entries_begin, *entries_end;
-  void *props_begin, *props_end;
+  const struct propset *props_begin, *props_end;
 };
 struct desc {
   uint16_t version, num_images;
@@ -45,6 +57,32 @@ struct desc {
 _Static_assert(sizeof(struct entry) == 56, "entry");
 _Static_assert(sizeof(struct image) == 80, "image");
 _Static_assert(sizeof(struct desc) == 32, "desc");
+_Static_assert(sizeof(struct prop) == 32, "prop");
+_Static_assert(sizeof(struct propset) == 24, "propset");
+
+// props prints the property sets of an image (nothing when there are none):
+// UINT32 values inline (ValAddr must be null), byte arrays in hex, strings
+// quoted.
+static void props(const struct image *im) {
+  for (const struct propset *s = im->props_begin; s && s < im->props_end; s++) {
+    printf("  propset \"%s\" props=%ld\n", s->name, (long)(s->end - s->begin));
+    for (const struct prop *p = s->begin; p && p < s->end; p++) {
+      printf("   prop \"%s\" type=%u", p->name, p->type);
+      switch (p->type) {
+      case 1:
+        printf(" value=%llu%s\n", (unsigned long long)p->size, p->val ? " valaddr-not-null" : "");
+        break;
+      case 3:
+        printf(" size=%llu value=\"%s\"\n", (unsigned long long)p->size, (const char *)p->val);
+        break;
+      default:
+        printf(" size=%llu value=", (unsigned long long)p->size);
+        for (uint64_t i = 0; p->val && i < p->size; i++) printf("%02x", p->val[i]);
+        printf("\n");
+      }
+    }
+  }
+}
 
 static const struct desc *registered;
 
@@ -64,6 +102,7 @@ ABI void __sycl_register_lib(const struct desc *d) {
       printf("  entry reserved=%llu version=%u kind=%u flags=%u addr=%p name=%s size=%llu data=%llu aux=%p\n",
              (unsigned long long)e->reserved, e->version, e->kind, e->flags, e->addr, e->name,
              (unsigned long long)e->size, (unsigned long long)e->data, e->aux);
+    props(im);
   }
 }
 

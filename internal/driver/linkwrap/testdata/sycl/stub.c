@@ -3,7 +3,10 @@
    linker-wrapper.md §9.5): version and image count, then for each image its
    version, kind, format, target, size, FNV-1a checksum, whether the SPIR-V
    declares the Float64 capability, every entry name, and the property sets
-   (intel's _pi_device_binary_property_set layout) if any. */
+   (intel's _pi_device_binary_property_set layout, spec sycl.md §9.1) if
+   any: every set name, then every property's name, type and value (UINT32
+   inline in ValSize, byte arrays in hex with their bit-count prefix,
+   strings quoted). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +22,7 @@ struct entry {
 };
 struct prop {
   const char *name;
-  void *val;
+  const unsigned char *val;
   uint32_t type;
   uint64_t size;
 };
@@ -40,6 +43,9 @@ struct desc {
   struct image *images;
   void *host_begin, *host_end;
 };
+_Static_assert(sizeof(struct prop) == 32, "prop");
+_Static_assert(sizeof(struct propset) == 24, "propset");
+_Static_assert(sizeof(struct image) == 80, "image");
 
 static uint64_t fnv1a(const unsigned char *p, size_t n) {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -80,8 +86,21 @@ void __sycl_register_lib(struct desc *d) {
     if (!im->props_begin) printf("  properties none\n");
     for (struct propset *s = im->props_begin; s && s < im->props_end; s++) {
       printf("  propset %s\n", s->name);
-      for (struct prop *q = s->begin; q < s->end; q++)
-        printf("    prop %s type=%u size=%llu\n", q->name, q->type, (unsigned long long)q->size);
+      for (struct prop *q = s->begin; q && q < s->end; q++) {
+        printf("    prop %s type=%u", q->name, q->type);
+        switch (q->type) {
+        case 1: /* UINT32: the value is ValSize, ValAddr is null */
+          printf(" value=%llu%s\n", (unsigned long long)q->size, q->val ? " valaddr-not-null" : "");
+          break;
+        case 3:
+          printf(" size=%llu value=\"%s\"\n", (unsigned long long)q->size, q->val ? (const char *)q->val : "(null)");
+          break;
+        default:
+          printf(" size=%llu value=", (unsigned long long)q->size);
+          for (uint64_t k = 0; q->val && k < q->size; k++) printf("%02x", q->val[k]);
+          printf("\n");
+        }
+      }
     }
   }
 }
