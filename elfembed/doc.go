@@ -31,7 +31,10 @@
 //   - ELF: kept sections keep their file order, new ones follow, then the
 //     section header table. Names for new and renamed sections and symbols
 //     are appended to the existing string tables (existing offsets stay
-//     valid), where llvm-objcopy rebuilds the tables.
+//     valid), where llvm-objcopy rebuilds the tables. Edit.ObjcopyCompat
+//     rebuilds them as llvm-objcopy does (and clears GRP_COMDAT on groups
+//     with a local signature, as it does); the bundler uses it, and its
+//     object bundles are then byte-identical to the reference's.
 //   - Removing sections drops symbols defined in them and renumbers
 //     relocations, group signatures and .llvm_addrsig (llvm-objcopy leaves
 //     the latter stale). A group left empty is removed, as llvm-objcopy

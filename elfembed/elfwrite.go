@@ -217,6 +217,10 @@ func rewriteELF(w io.Writer, f *elfFile, e Edit) error {
 		}
 		changed := false
 		nd := append([]byte{}, d[:4]...)
+		if e.ObjcopyCompat && bo.Uint32(nd)&grpComdat != 0 && localSignature(f, o, so.old, bo, is64) {
+			bo.PutUint32(nd, bo.Uint32(nd)&^grpComdat)
+			changed = true
+		}
 		for k := 4; k < len(d); k += 4 {
 			m := int(bo.Uint32(d[k:]))
 			if m <= 0 || m >= n {
@@ -291,6 +295,18 @@ func rewriteELF(w io.Writer, f *elfFile, e Edit) error {
 	for i, a := range strtabs {
 		if so := byOld[i]; so != nil && len(a.extra) > 0 {
 			so.pieces = a.pieces()
+		}
+	}
+
+	if e.ObjcopyCompat {
+		cur := func(i int) []byte {
+			if a, ok := strtabs[i]; ok && len(a.extra) > 0 {
+				return append(append([]byte{}, a.base...), a.extra...)
+			}
+			return o.Sections[i].Data
+		}
+		if err := rebuildStringTables(f, outs, byOld, cur, bo, is64); err != nil {
+			return err
 		}
 	}
 

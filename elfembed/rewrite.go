@@ -50,6 +50,15 @@ type Edit struct {
 	// RenameSymbol maps old to new symbol names (every symbol-table entry
 	// with that name).
 	RenameSymbol map[string]string
+	// ObjcopyCompat (ELF) reproduces what llvm-objcopy does beyond the
+	// edits themselves, so that the output is byte-identical to its own:
+	// the string tables that section and symbol names live in are rebuilt
+	// in LLVM's StringTableBuilder layout (names sorted from their last
+	// byte, tail-merged) instead of appended to, with sh_name and st_name
+	// rewritten to match; and GRP_COMDAT is cleared on groups whose
+	// signature symbol is local (llvm-objcopy does so to keep a localized
+	// group from being deduplicated).
+	ObjcopyCompat bool
 }
 
 // Rewrite writes in, a relocatable ELF (ET_REL, 32/64-bit, either byte

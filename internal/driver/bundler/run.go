@@ -371,7 +371,7 @@ func (c *config) bundleObject(env *Env, ins []*input, out string) error {
 	if format.Identify(host) == format.KindMachO {
 		return format.Errorf(0, format.ErrUnsupported, "Mach-O host objects are not supported")
 	}
-	var edit elfembed.Edit
+	edit := elfembed.Edit{ObjcopyCompat: true} // as llvm-objcopy writes them
 	for i, in := range ins {
 		d := in.data
 		if i == c.hostIndex {
@@ -501,7 +501,7 @@ func hostObject(data []byte) ([]byte, error) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := elfembed.Rewrite(&buf, data, elfembed.Edit{Remove: rm}); err != nil {
+	if err := elfembed.Rewrite(&buf, data, elfembed.Edit{Remove: rm, ObjcopyCompat: true}); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
