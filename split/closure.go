@@ -1,6 +1,7 @@
 package split
 
 import (
+	"bytes"
 	"sort"
 	"sync"
 )
@@ -16,6 +17,18 @@ type graph struct {
 	opsOf   map[int32][]int32  // global → flat operand ids that reach it
 	nOps    int
 	freeOps []int32 // operands that reach no global: always kept
+
+	// virtual functions (spec §2.6): definitions with "indirectly-callable",
+	// and the references of their headers alone (types, attribute groups),
+	// which is all a declaration of one needs
+	vf    []bool
+	vfHdr map[int32]Refs
+	// esimd marks ESIMD functions (spec §2.8): !sycl_explicit_simd, copied
+	// up to every direct caller; anyESIMD is set when one exists
+	esimd    []bool
+	anyESIMD bool
+	// reg is !sycl_registered_kernels, parsed
+	reg *registered
 }
 
 type modCache struct {
@@ -39,7 +52,10 @@ func (m *Module) graph() *graph {
 }
 
 func (m *Module) buildGraph() *graph {
-	g := &graph{cands: map[string][]int32{}, all: map[string][]int32{}, never: make([]bool, len(m.Globals)), opsOf: map[int32][]int32{}}
+	g := &graph{cands: map[string][]int32{}, all: map[string][]int32{}, never: make([]bool, len(m.Globals)), opsOf: map[int32][]int32{},
+		vf: make([]bool, len(m.Globals)), vfHdr: map[int32]Refs{}}
+	g.esimd, g.anyESIMD = m.markESIMD()
+	g.reg = m.parseRegistered()
 	for i := range m.Globals {
 		h := &m.Globals[i]
 		if droppedGlobals[h.Name()] {
@@ -52,6 +68,10 @@ func (m *Module) buildGraph() *graph {
 				continue
 			}
 			g.all[h.Sig] = append(g.all[h.Sig], int32(i))
+			if _, ok := m.Attr(h, "indirectly-callable"); ok {
+				g.vf[i] = true
+				g.vfHdr[int32(i)] = m.headerRefs(h)
+			}
 			if _, ok := m.Attr(h, "referenced-indirectly"); ok {
 				g.cands[h.Sig] = append(g.cands[h.Sig], int32(i))
 			}
@@ -100,6 +120,13 @@ func (m *Module) buildGraph() *graph {
 
 // Closure is the set of entities one part keeps, each list sorted in
 // module order. NamedOps holds, per named metadata, the kept operands.
+//
+// The per-part cleanup of virtual functions (spec §2.6, step 1) is part of
+// the closure: when none of the entry points carries "indirectly-callable",
+// every such function reached is kept as a declaration only (Decls: its
+// body, and what only the body refers to, are left out; the image that
+// defines the set provides it at run time). Otherwise the kept ones get
+// external linkage (Exported lists those whose linkage changes).
 type Closure struct {
 	Globals  []int32
 	MD       []int32
@@ -107,6 +134,11 @@ type Closure struct {
 	Comdats  []int32
 	Attrs    []int32
 	NamedOps [][]int32
+	Decls    []int32 // function definitions written as declarations
+	Exported []int32 // function definitions whose linkage becomes external
+	// MDText replaces the text of numbered metadata nodes (index → the
+	// whole "!N = …" line), e.g. a pruned !sycl_registered_kernels list.
+	MDText map[int32]string
 }
 
 // ClosureOptions select how the dependency closure is taken.
@@ -202,8 +234,12 @@ func (x *Extractor) Closure(entries []int32) *Closure {
 	m := x.m
 	x.stamp++
 	c := &Closure{}
+	declVF := true // no entry point defines a virtual-function set
 	for _, e := range entries {
 		x.visitG(e, c)
+		if x.g.vf[e] {
+			declVF = false
+		}
 	}
 	if !x.opts.NoSeeds {
 		for _, s := range x.g.seeds {
@@ -219,6 +255,17 @@ func (x *Extractor) Closure(entries []int32) *Closure {
 			i := x.gstack[len(x.gstack)-1]
 			x.gstack = x.gstack[:len(x.gstack)-1]
 			h := &m.Globals[i]
+			if x.g.vf[i] {
+				if declVF {
+					c.Decls = append(c.Decls, i)
+					r := x.g.vfHdr[i]
+					x.visitRefs(&r, c)
+					continue
+				}
+				if discardable[h.Linkage] || h.Linkage == "weak" || h.Linkage == "weak_odr" {
+					c.Exported = append(c.Exported, i)
+				}
+			}
 			x.visitRefs(&h.Refs, c)
 			for _, sig := range h.indirect {
 				for _, t := range cands[sig] {
@@ -264,6 +311,8 @@ func (x *Extractor) Closure(entries []int32) *Closure {
 		x.visitRefs(&m.MD[i].Refs, c)
 	}
 	sortI32(c.Globals)
+	sortI32(c.Decls)
+	sortI32(c.Exported)
 	sortI32(c.MD)
 	sortI32(c.Types)
 	sortI32(c.Comdats)
@@ -272,3 +321,19 @@ func (x *Extractor) Closure(entries []int32) *Closure {
 }
 
 func sortI32(s []int32) { sort.Slice(s, func(i, j int) bool { return s[i] < s[j] }) }
+
+// headerRefs returns the types and attribute groups named by the header of
+// function g (its signature, parameter attributes, attribute groups): all
+// a declaration of it needs.
+func (m *Module) headerRefs(g *Global) Refs {
+	sc := &scanner{m: m}
+	h := m.Src[g.Header.Start:g.Header.End]
+	at := bytes.Index(h, []byte("@"+g.Tok))
+	if at < 0 {
+		return Refs{}
+	}
+	sc.scan(h[:at], "")
+	sc.scan(h[at+1+len(g.Tok):], "")
+	r := sc.take()
+	return Refs{Types: r.Types, Attrs: r.Attrs}
+}

@@ -2,6 +2,7 @@ package split
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -94,8 +95,11 @@ func (p *parser) analyseBody(gi int) error {
 				if name == "__devicelib_assert_fail" {
 					g.assert = true
 				}
-				if k, ok := m.byName[name]; ok && !m.Globals[k].Decl {
-					conv = true
+				if k, ok := m.byName[name]; ok {
+					g.calls = append(g.calls, k)
+					if !m.Globals[k].Decl {
+						conv = true
+					}
 				}
 				if strings.HasPrefix(name, "llvm.memcpy") || strings.HasPrefix(name, "llvm.memmove") ||
 					strings.HasPrefix(name, "llvm.memset") {
@@ -260,6 +264,9 @@ func (m *Module) entryFeatures(e int32, cl *Closure) Features {
 	asp := map[int]bool{}
 	for _, gi := range cl.Globals {
 		h := &m.Globals[gi]
+		if _, decl := slices.BinarySearch(cl.Decls, gi); decl {
+			continue // a body the part does not keep (spec §2.6)
+		}
 		if h.Kind == Function {
 			for _, v := range m.attachInts(h, "sycl_used_aspects") {
 				asp[int(v)] = true

@@ -62,6 +62,7 @@ type Global struct {
 	Refs    Refs
 
 	indirect []string // signatures of indirect calls in the body
+	calls    []int32  // direct callees (by call/invoke/callbr), with repeats
 	fp64     uint8    // 0 no double, 1 conversion-only, 2 fp64 arithmetic
 	assert   bool     // calls __devicelib_assert_fail directly
 }
@@ -855,6 +856,11 @@ func (p *parser) resolve() error {
 			return p.errf(g.Line, "reference to undefined %s", sc.bad)
 		}
 		g.Refs = sc.take()
+		if g.Kind == Variable {
+			// "@v = … global T init, align 4 #0": a variable names only
+			// its own attribute group
+			g.AttrIDs = g.Refs.Attrs
+		}
 		for _, id := range p.headerAttrs[i] {
 			a, ok := m.attrs[id]
 			if !ok {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -303,8 +304,11 @@ type PropOptions struct {
 }
 
 // Properties computes a part's property sets in intel's order (spec §7.5):
-// devicelib req mask, device requirements, spec constants, program
-// metadata, exported symbols, misc properties, assert used.
+// devicelib req mask, device requirements, spec constants, exported
+// symbols, program metadata, misc properties (where its first entry is
+// added), assert used, device globals, host pipes, virtual functions,
+// implicit local arg, registered kernels. The last three are newer sets
+// whose position is unconfirmed; they come last.
 func (m *Module) Properties(p *Part, cl *Closure, opts PropOptions) PropSets {
 	var ps PropSets
 	f := m.PartFeatures(p, cl)
@@ -355,6 +359,21 @@ func (m *Module) Properties(p *Part, cl *Closure, opts PropOptions) PropSets {
 		}
 		ps.Set("SYCL/specialization constants default values").AddBytes("all", sc.Defaults, uint64(len(sc.Defaults))*8)
 	}
+	if opts.ExportedSymbols {
+		var ex []string
+		for _, e := range p.Entries {
+			g := &m.Globals[e]
+			if _, vf := m.Attr(g, "indirectly-callable"); g.CC == "spir_func" && !vf {
+				ex = append(ex, g.Name()) // virtual functions are linked by set instead
+			}
+		}
+		if len(ex) > 0 {
+			s := ps.Set("SYCL/exported symbols")
+			for _, n := range ex {
+				s.AddU32(n, 1)
+			}
+		}
+	}
 	if opts.ProgramMetadata {
 		pm := ps.Set("SYCL/program metadata")
 		for _, e := range p.Entries {
@@ -370,64 +389,77 @@ func (m *Module) Properties(p *Part, cl *Closure, opts PropOptions) PropSets {
 				pm.AddU32(g.Name()+"@work_group_num_dim", uint32(v[0]))
 			}
 		}
+		m.addGlobalIDMapping(pm, cl)
 		if len(pm.Props) == 0 {
 			ps = ps[:len(ps)-1]
 		}
 	}
-	if opts.ExportedSymbols {
-		var ex []string
+	// SYCL/misc properties: isEsimdImage, the first entry point's values
+	// of the register-allocation, GRF-size and optimisation-level
+	// attributes (no optLevel for an image mixing ESIMD and SYCL entry
+	// points), and specConstsReplacedWithDefault further down
+	var esimd, sycl bool
+	for _, e := range p.Entries {
+		if m.IsESIMD(e) {
+			esimd = true
+		} else {
+			sycl = true
+		}
+	}
+	addMisc := func(name string, v uint32) {
+		ps.Set("SYCL/misc properties").AddU32(name, v)
+	}
+	if esimd && !sycl {
+		addMisc("isEsimdImage", 1)
+	}
+	for _, a := range []struct{ attr, prop string }{
+		{"sycl-register-alloc-mode", "sycl-register-alloc-mode"},
+		{"sycl-grf-size", "sycl-grf-size"},
+		{"sycl-optlevel", "optLevel"},
+	} {
+		if a.prop == "optLevel" && esimd && sycl {
+			continue
+		}
 		for _, e := range p.Entries {
-			if m.Globals[e].CC == "spir_func" {
-				ex = append(ex, m.Globals[e].Name())
-			}
-		}
-		if len(ex) > 0 {
-			s := ps.Set("SYCL/exported symbols")
-			for _, n := range ex {
-				s.AddU32(n, 1)
-			}
-		}
-	}
-	var misc []Prop
-	if len(p.Entries) > 0 {
-		g := &m.Globals[p.Entries[0]]
-		for _, a := range []struct{ attr, prop string }{
-			{"sycl-register-alloc-mode", "sycl-register-alloc-mode"},
-			{"sycl-grf-size", "sycl-grf-size"},
-			{"sycl-optlevel", "optLevel"},
-		} {
-			if v, ok := m.Attr(g, a.attr); ok {
+			if v, ok := m.Attr(&m.Globals[e], a.attr); ok {
 				if n, err := strconv.ParseUint(v, 10, 32); err == nil {
-					misc = append(misc, Prop{Name: a.prop, Type: PropUint32, U32: uint32(n)})
+					addMisc(a.prop, uint32(n))
 				}
+				break
 			}
 		}
-	}
-	if sc := opts.SpecConsts; sc != nil && sc.DefaultValues {
-		misc = append(misc, Prop{Name: "specConstsReplacedWithDefault", Type: PropUint32, U32: 1})
-	}
-	if len(misc) > 0 {
-		ps.Set("SYCL/misc properties").Props = misc
 	}
 	if f.AssertUsed {
 		au := ps.Set("SYCL/assert used")
 		for _, e := range p.Entries {
-			if m.Globals[e].IsKernel() && m.reachesAssert(e) {
+			if m.Globals[e].IsKernel() && m.reachesAssert(e, cl) {
 				au.AddU32(m.Globals[e].Name(), 1)
 			}
 		}
 	}
+	m.addDeviceGlobals(&ps, cl)
+	m.addHostPipes(&ps, cl)
+	if sc := opts.SpecConsts; sc != nil && sc.DefaultValues {
+		addMisc("specConstsReplacedWithDefault", 1)
+	}
+	m.addVirtualFunctions(&ps, cl)
+	m.addImplicitLocalArgs(&ps, p)
+	m.addRegisteredKernels(&ps, cl)
 	return ps
 }
 
 // reachesAssert reports whether __devicelib_assert_fail is called from
-// function e's closure (through direct references).
-func (m *Module) reachesAssert(e int32) bool {
+// function e's closure (through direct references), leaving out the
+// bodies the part does not keep (cl.Decls).
+func (m *Module) reachesAssert(e int32, cl *Closure) bool {
 	seen := map[int32]bool{e: true}
 	stack := []int32{e}
 	for len(stack) > 0 {
 		i := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
+		if _, decl := slices.BinarySearch(cl.Decls, i); decl {
+			continue
+		}
 		if m.Globals[i].assert {
 			return true
 		}

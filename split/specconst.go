@@ -518,7 +518,11 @@ func (m *Module) specDefault(arg string) (typ, lit string, err error) {
 	if e < 0 {
 		return "", "", fmt.Errorf("default value @%s: unbalanced initializer", g.Tok)
 	}
-	first := strings.TrimSpace(splitTop(init[b+1 : e-1])[0])
+	fields := splitTop(init[b+1 : e-1])
+	if len(fields) == 0 {
+		return "", "", fmt.Errorf("default value @%s: empty initializer", g.Tok)
+	}
+	first := strings.TrimSpace(fields[0])
 	_, j2, ok := parseType(first, 0)
 	if !ok {
 		return "", "", fmt.Errorf("default value @%s: malformed field 0", g.Tok)

@@ -3,6 +3,7 @@ package split
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -72,6 +73,13 @@ type Options struct {
 type Part struct {
 	Key     string
 	Entries []int32
+	// ID numbers the top-level split the part comes from: Split gives
+	// part i the ID i, and the ESIMD and SYCL halves SplitESIMD makes of
+	// one part share its ID (spec §2.10: <stem>[_esimd]_<ID>).
+	ID int
+	// ESIMD marks a part whose entry points are all ESIMD functions (spec
+	// §2.8); its outputs take the "_esimd" suffix.
+	ESIMD bool
 }
 
 var builtinPrefix = regexp.MustCompile(`^_Z[0-9]+`)
@@ -125,7 +133,7 @@ func (m *Module) Split(opts Options) []Part {
 	groups := map[string][]int32{}
 	switch opts.Mode {
 	case ModeNone:
-		return []Part{{Key: "<GLOBAL>", Entries: entries}}
+		return []Part{{Key: "<GLOBAL>", Entries: entries, ESIMD: m.allESIMD(entries)}}
 	case ModeKernel:
 		for _, e := range entries {
 			k := strconv.Quote(m.Globals[e].Name())
@@ -145,7 +153,7 @@ func (m *Module) Split(opts Options) []Part {
 	sort.Sort(sort.Reverse(sort.StringSlice(keys)))
 	parts := make([]Part, len(keys))
 	for i, k := range keys {
-		parts[i] = Part{Key: k, Entries: groups[k]}
+		parts[i] = Part{Key: k, Entries: groups[k], ID: i, ESIMD: m.allESIMD(groups[k])}
 	}
 	return parts
 }
@@ -267,15 +275,170 @@ func (m *Module) internalPred(isEntry func(int32) bool) func(int32) bool {
 
 // Emit writes part p: its closure, with every kept function definition
 // other than the part's entry points and indirectly referenced functions
-// internalised. It returns the text and the closure (for properties).
+// internalised, virtual functions declared or exported as the closure
+// says, and !sycl_registered_kernels pruned to the part's kernels (spec
+// §2.6). It returns the text and the closure (for properties).
 func (x *Extractor) Emit(dst []byte, p *Part) ([]byte, *Closure) {
 	cl := x.Closure(p.Entries)
 	set := make(map[int32]bool, len(p.Entries))
 	for _, e := range p.Entries {
 		set[e] = true
 	}
+	x.m.pruneRegisteredKernels(cl)
 	internal := x.m.internalPred(func(i int32) bool { return set[i] })
-	return x.m.AppendIR(dst, cl, internal), cl
+	return x.m.appendPart(dst, cl, internal), cl
+}
+
+// appendPart is AppendIR plus the rewrites of the per-part cleanup: the
+// functions in c.Decls are written as declarations, those in c.Exported
+// with external linkage, and the nodes in c.MDText with their new text.
+// Those entities go after the rest (top-level order does not matter).
+func (m *Module) appendPart(dst []byte, c *Closure, internal func(int32) bool) []byte {
+	if len(c.Decls) == 0 && len(c.Exported) == 0 && len(c.MDText) == 0 {
+		return m.AppendIR(dst, c, internal)
+	}
+	moved := make(map[int32]bool, len(c.Decls)+len(c.Exported))
+	for _, i := range c.Decls {
+		moved[i] = true
+	}
+	for _, i := range c.Exported {
+		moved[i] = true
+	}
+	rest := *c
+	rest.Globals = make([]int32, 0, len(c.Globals))
+	for _, i := range c.Globals {
+		if !moved[i] {
+			rest.Globals = append(rest.Globals, i)
+		}
+	}
+	rest.MD = make([]int32, 0, len(c.MD))
+	for _, i := range c.MD {
+		if _, ok := c.MDText[i]; !ok {
+			rest.MD = append(rest.MD, i)
+		}
+	}
+	dst = m.AppendIR(dst, &rest, internal)
+	for _, i := range c.Globals {
+		g := &m.Globals[i]
+		switch {
+		case !moved[i]:
+		case slices.Contains(c.Decls, i):
+			dst = append(dst, '\n')
+			dst = appendDecl(dst, g, string(m.Src[g.Header.Start:g.Header.End]))
+		default:
+			dst = append(dst, '\n')
+			dst = appendExternal(dst, g, string(m.Src[g.Header.Start:g.Header.End]))
+			dst = append(dst, m.Src[g.Header.End:g.Span.End]...)
+			dst = fixEOL(dst, m.Src[g.Span.Start:g.Span.End])
+		}
+	}
+	if len(c.MDText) > 0 {
+		dst = append(dst, '\n')
+		for _, i := range c.MD {
+			if t, ok := c.MDText[i]; ok {
+				dst = append(dst, t...)
+			}
+		}
+	}
+	return dst
+}
+
+// appendDecl writes function g, whose header is h, as a declaration: the
+// linkage goes (a declaration is external), and so do the comdat, section,
+// partition, personality, prefix and prologue data and the metadata
+// attachments (a definition's !dbg would make an invalid declaration).
+// Parameter names may stay: the IR parser accepts them on declarations.
+func appendDecl(dst []byte, g *Global, h string) []byte {
+	s := strings.TrimPrefix(h, "define ")
+	if w, rest, ok := strings.Cut(s, " "); ok && linkages[w] {
+		s = rest
+	}
+	dst = append(dst, "declare "...)
+	at := strings.Index(s, "@"+g.Tok+"(")
+	if at < 0 {
+		return append(append(dst, strings.TrimSuffix(strings.TrimRight(s, " \r"), "{")...), '\n')
+	}
+	e := matchClose(s, at+1+len(g.Tok))
+	if e < 0 {
+		return append(append(dst, strings.TrimSuffix(strings.TrimRight(s, " \r"), "{")...), '\n')
+	}
+	dst = append(dst, s[:e]...)
+	tail := strings.TrimSuffix(strings.TrimRight(s[e:], " \r"), "{")
+	for i := 0; i < len(tail); {
+		i = skipSpace(tail, i)
+		if i >= len(tail) {
+			break
+		}
+		j := tokenEnd(tail, i)
+		w := tail[i:j]
+		switch {
+		case w == "comdat" || strings.HasPrefix(w, "comdat("):
+		case w == "section" || w == "partition":
+			j = tokenEnd(tail, skipSpace(tail, j))
+		case w == "prefix" || w == "prologue" || w == "personality":
+			k := skipSpace(tail, j)
+			if _, te, ok := parseType(tail, k); ok {
+				j = tokenEnd(tail, skipSpace(tail, te))
+			}
+		case w[0] == '!':
+			j = tokenEnd(tail, skipSpace(tail, j))
+		default:
+			dst = append(dst, ' ')
+			dst = append(dst, w...)
+		}
+		i = j
+	}
+	return append(dst, '\n')
+}
+
+// tokenEnd returns the end of the header token at s[i]: a quoted string
+// (with a ="value" part), a bracketed group, or a word with an attached
+// bracketed group (addrspace(1), comdat($c)).
+func tokenEnd(s string, i int) int {
+	if i >= len(s) {
+		return i
+	}
+	switch s[i] {
+	case '"':
+		_, _, n, ok := readStringAttr(s, i)
+		if !ok {
+			return len(s)
+		}
+		return n
+	case '(', '[', '{', '<':
+		if e := matchClose(s, i); e > 0 {
+			return e
+		}
+		return len(s)
+	}
+	j := i
+	for j < len(s) && s[j] != ' ' && s[j] != '\t' && s[j] != '(' {
+		j++
+	}
+	if j < len(s) && s[j] == '(' {
+		if e := matchClose(s, j); e > 0 {
+			return e
+		}
+		return len(s)
+	}
+	return j
+}
+
+// appendExternal writes the "define" header h of g with external linkage:
+// the linkage word goes, and so does the comdat (the comdat entity is not
+// written for a function that leaves the regular order).
+func appendExternal(dst []byte, g *Global, h string) []byte {
+	s := strings.TrimPrefix(h, "define ")
+	if w, rest, ok := strings.Cut(s, " "); ok && linkages[w] {
+		s = rest
+	}
+	if at := strings.Index(s, "@"+g.Tok+"("); at >= 0 {
+		if e := matchClose(s, at+1+len(g.Tok)); e > 0 {
+			s = s[:e] + stripComdat(s[e:])
+		}
+	}
+	dst = append(dst, "define "...)
+	return append(dst, s...)
 }
 
 // KeepReachable is the "keep only what kernels reach" operation (for HIP

@@ -17,7 +17,9 @@ import (
 
 const llvmBin = "/usr/lib/llvm-22/bin"
 
-// tool returns the path of an LLVM 22 tool, skipping the test without it.
+// tool returns the path of an LLVM 22 tool (in llvmBin, else on PATH).
+// A missing tool fails the test: these checks must not pass by skipping.
+// Only -short skips them.
 func tool(t testing.TB, name string) string {
 	t.Helper()
 	if testing.Short() {
@@ -28,7 +30,7 @@ func tool(t testing.TB, name string) string {
 		if q, err := exec.LookPath(name); err == nil {
 			return q
 		}
-		t.Skipf("%s not available", name)
+		t.Fatalf("%s not found in %s or on PATH: the LLVM 22 tools are required", name, llvmBin)
 	}
 	return p
 }
@@ -336,4 +338,22 @@ func synthTU(n, tus int) []byte {
 		b.WriteString("attributes #" + strconv.Itoa(t) + " = { \"module-id\"=\"TU" + strconv.Itoa(t) + "\" }\n")
 	}
 	return []byte(b.String())
+}
+
+// TestAppendDecl: a definition header becomes a valid declaration: no
+// linkage, comdat, section, personality, prefix/prologue data or metadata
+// attachments; the rest (visibility, calling convention, attributes,
+// unnamed_addr, address space, alignment) stays.
+func TestAppendDecl(t *testing.T) {
+	for _, tc := range []struct{ tok, h, want string }{
+		{"f", `define linkonce_odr hidden spir_func noundef i32 @f(ptr noundef %p) unnamed_addr #3 comdat section ".text" align 4 personality ptr @pers !dbg !12 {`,
+			"declare hidden spir_func noundef i32 @f(ptr noundef %p) unnamed_addr #3 align 4\n"},
+		{`"q n"`, `define internal void @"q n"(i32 %x) addrspace(1) comdat($c) prefix i32 1 prologue i8 2 "k"="v" {`,
+			`declare void @"q n"(i32 %x) addrspace(1) "k"="v"` + "\n"},
+		{"g", "define void @g() {", "declare void @g()\n"},
+	} {
+		assert.Equal(t, tc.want, string(appendDecl(nil, &Global{Tok: tc.tok}, tc.h)), tc.h)
+	}
+	ir := "declare hidden spir_func noundef i32 @f(ptr noundef %p) unnamed_addr #3 align 4\nattributes #3 = { nounwind }\n"
+	runTool(t, []byte(ir), tool(t, "llvm-as"), "-o", "/dev/null", "-")
 }

@@ -389,6 +389,14 @@ func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) er
 	endSplit := d.env.Phases.Begin("split", "")
 	sopts := split.Options{Mode: o.SplitMode, KernelsOnly: o.KernelsOnly, Origin: origin}
 	parts := m.Split(sopts)
+	if !o.NoSplitESIMD {
+		if parts, err = m.SplitESIMD(parts, sopts.Closure); err != nil {
+			return fmt.Errorf("%w (--no-split-esimd keeps them in one image)", err)
+		}
+	}
+	if err := m.VerifyGlobals(parts, sopts.Closure); err != nil {
+		return err
+	}
 	endSplit(fmt.Sprintf("%d module(s)", len(parts)))
 	if o.IROutputOnly {
 		d.stage = &stager{}
@@ -442,6 +450,7 @@ func (d *driver) origins(ctx context.Context, inputs []string) (func(string) str
 
 // partResult is one part after post-link (and code generation).
 type partResult struct {
+	name    string // <stem>[_esimd]_<ID>: the stem of the part's files
 	ir      []byte
 	code    string // --ir-output-only: final name of the module file
 	props   split.PropSets
@@ -535,7 +544,7 @@ func (d *driver) emitPart(ctx context.Context, m *split.Module, x *split.Extract
 	if u := m.Undefined(cl); len(u) > 0 {
 		d.warnf("undefined function%s %s found in part %d; this may result in runtime errors", plural(len(u)), strings.Join(u, ", "), i)
 	}
-	r := &partResult{ir: ir}
+	r := &partResult{name: d.partName(p), ir: ir}
 	r.props = m.Properties(p, cl, split.PropOptions{ProgramMetadata: d.o.ProgramMetadata, ExportedSymbols: d.o.ExportedSymbols, SpecConsts: sc})
 	r.symbols = m.SymbolTable(p)
 	for _, e := range p.Entries {
@@ -545,9 +554,9 @@ func (d *driver) emitPart(ctx context.Context, m *split.Module, x *split.Extract
 	}
 	if d.o.IROutputOnly {
 		// write the module now, so parts are not all held in memory
-		return r, d.stageCode(ctx, r, i)
+		return r, d.stageCode(ctx, r)
 	}
-	stem := fmt.Sprintf("%s_%d", d.stem(), i)
+	stem := r.name
 	llName, err := d.work.Name(stem, "ll")
 	if err != nil {
 		return nil, err

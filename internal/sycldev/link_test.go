@@ -17,6 +17,20 @@ import (
 
 const llvmBin = "/usr/lib/llvm-22/bin"
 
+// needTools fails the test when an LLVM 22 tool is missing (these checks
+// must not pass by skipping); only -short skips it.
+func needTools(t *testing.T, names ...string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs LLVM 22 tools; skipped with -short")
+	}
+	for _, n := range names {
+		if _, ok := run.FindProgram(n, []string{llvmBin}, ""); !ok {
+			t.Fatalf("%s not found in %s: the LLVM 22 tools are required", n, llvmBin)
+		}
+	}
+}
+
 const src = `
 template <typename N, typename K>
 [[clang::sycl_kernel_entry_point(N)]] void kl(K k) { k(); }
@@ -31,14 +45,7 @@ void f(double *d, int *i) {
 // returns one Image per part with its kernels and property sets, writes
 // nothing at Output, and AppendBinary gives the OffloadBinary Run writes.
 func TestLinkImages(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs LLVM 22 tools")
-	}
-	for _, n := range []string{"clang", "llvm-link", "llvm-dis", "llc"} {
-		if _, ok := run.FindProgram(n, []string{llvmBin}, ""); !ok {
-			t.Skipf("%s not available", n)
-		}
-	}
+	needTools(t, "clang", "llvm-link", "llvm-dis", "llc")
 	dir := t.TempDir()
 	cpp, bc := filepath.Join(dir, "k.cpp"), filepath.Join(dir, "k.bc")
 	require.NoError(t, os.WriteFile(cpp, []byte(src), 0o644))

@@ -54,6 +54,8 @@ var optionList = []optable.Option{
 	{ID: "out_dir", Prefixes: dd, Name: "out-dir=", Kind: optable.Joined, MetaVar: "<dir>", Flags: Extension, Help: "Directory for the split modules (default: the directory of -o)"},
 	{ID: "prop_format", Prefixes: dd, Name: "properties-format=", Kind: optable.Joined, MetaVar: "text|json", Flags: Extension, Help: "Format of .prop files: intel text (default) or LLVM JSON"},
 	{ID: "kernels_only", Prefixes: dd, Name: "emit-only-kernels-as-entry-points", Kind: optable.Flag, Flags: Extension, Help: "Only kernels (and indirectly-callable functions) are entry points, not SYCL_EXTERNAL functions"},
+	{ID: "split_esimd", Prefixes: dd, Name: "split-esimd", Kind: optable.Flag, Flags: Extension, Help: "Put ESIMD and SYCL entry points into separate images, ESIMD ones named <stem>_esimd_<n> with isEsimdImage (the default; intel sycl-post-link's -split-esimd)"},
+	{ID: "no_split_esimd", Prefixes: dd, Name: "no-split-esimd", Kind: optable.Flag, Flags: Extension, Help: "Keep ESIMD and SYCL entry points of a split together in one image"},
 	{ID: "program_metadata", Prefixes: dd, Name: "emit-program-metadata", Kind: optable.Flag, Flags: Extension, Help: "Add the SYCL/program metadata property set"},
 	{ID: "exported_symbols", Prefixes: dd, Name: "emit-exported-symbols", Kind: optable.Flag, Flags: Extension, Help: "Add the SYCL/exported symbols property set"},
 	{ID: "no_verify", Prefixes: dd, Name: "no-spirv-val", Kind: optable.Flag, Flags: Extension, Hidden: true, Help: "Do not run spirv-val on generated images"},
@@ -96,15 +98,18 @@ type Options struct {
 	Help, HelpAll   bool
 	Version         bool
 
-	SplitMode       split.Mode
-	SpecConst       SpecConstMode
-	IROutputOnly    bool
-	TextIR          bool
-	NoPropFiles     bool
-	NoSymFiles      bool
-	OutDir          string
-	PropJSON        bool
-	KernelsOnly     bool
+	SplitMode    split.Mode
+	SpecConst    SpecConstMode
+	IROutputOnly bool
+	TextIR       bool
+	NoPropFiles  bool
+	NoSymFiles   bool
+	OutDir       string
+	PropJSON     bool
+	KernelsOnly  bool
+	// NoSplitESIMD keeps ESIMD and SYCL entry points of a part together;
+	// by default they go to separate images (spec §2.8).
+	NoSplitESIMD    bool
 	ProgramMetadata bool
 	ExportedSymbols bool
 	SPIRVVal        bool
@@ -214,6 +219,10 @@ func ParseArgs(args []string) (*Options, error) {
 			}
 		case "kernels_only":
 			o.KernelsOnly = true
+		case "split_esimd":
+			o.NoSplitESIMD = false
+		case "no_split_esimd":
+			o.NoSplitESIMD = true
 		case "program_metadata":
 			o.ProgramMetadata = true
 		case "exported_symbols":

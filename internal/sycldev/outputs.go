@@ -56,18 +56,29 @@ func (s *stager) abort() {
 	s.files = nil
 }
 
-func (d *driver) outBase(i int) string {
+// partName is the stem of part p's files, as intel's makeResultFileName
+// (spec §2.10): <stem of -o>, "_esimd" for an ESIMD part, "_<ID>", where
+// the ESIMD and SYCL parts of one split share the ID.
+func (d *driver) partName(p *split.Part) string {
+	suffix := ""
+	if p.ESIMD {
+		suffix = "_esimd"
+	}
+	return fmt.Sprintf("%s%s_%d", d.stem(), suffix, p.ID)
+}
+
+func (d *driver) outBase(name string) string {
 	dir := d.o.OutDir
 	if dir == "" {
 		dir = filepath.Dir(d.o.Output)
 	}
-	return filepath.Join(dir, fmt.Sprintf("%s_%d", d.stem(), i))
+	return filepath.Join(dir, name)
 }
 
-// stageCode writes part i's module (text with -S, else bitcode through
+// stageCode writes a part's module (text with -S, else bitcode through
 // llvm-as) to a staged file, and releases the text.
-func (d *driver) stageCode(ctx context.Context, r *partResult, i int) error {
-	base := d.outBase(i)
+func (d *driver) stageCode(ctx context.Context, r *partResult) error {
+	base := d.outBase(r.name)
 	if !d.o.NoPropFiles {
 		var pb bytes.Buffer
 		if d.o.PropJSON {
@@ -96,7 +107,7 @@ func (d *driver) stageCode(ctx context.Context, r *partResult, i int) error {
 		return err
 	}
 	r.code = base + ".bc"
-	ll, err := d.work.Name(fmt.Sprintf("%s_%d", d.stem(), i), "ll")
+	ll, err := d.work.Name(r.name, "ll")
 	if err != nil {
 		return err
 	}
@@ -117,8 +128,8 @@ func (d *driver) stageCode(ctx context.Context, r *partResult, i int) error {
 	return nil
 }
 
-// writeIROutputs writes, as sycl-post-link does, <dir>/<stem>_<i>.bc (or
-// .ll with -S; already staged by stageCode), .prop and .sym per part, and
+// writeIROutputs writes, as sycl-post-link does, <dir>/<stem>[_esimd]_<ID>.bc
+// (or .ll with -S; already staged by stageCode), .prop and .sym per part, and
 // the table at -o: [Code|Properties|Symbols]. All files appear together or
 // not at all.
 func (d *driver) writeIROutputs(res []*partResult) error {
@@ -131,8 +142,8 @@ func (d *driver) writeIROutputs(res []*partResult) error {
 	if !o.NoSymFiles {
 		tab.Columns = append(tab.Columns, "Symbols")
 	}
-	for i, r := range res {
-		base := d.outBase(i)
+	for _, r := range res {
+		base := d.outBase(r.name)
 		row := []string{r.code}
 		if !o.NoPropFiles {
 			row = append(row, base+".prop")
