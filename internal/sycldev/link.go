@@ -213,7 +213,7 @@ func (d *driver) input(name string) ([]string, error) {
 	if err != nil {
 		return nil, fileErr(name, "%v", errors.Unwrap(err))
 	}
-	head := make([]byte, 64)
+	head := make([]byte, 4096)
 	n, _ := io.ReadFull(f, head)
 	f.Close()
 	switch format.Identify(head[:n]) {
@@ -222,7 +222,35 @@ func (d *driver) input(name string) ([]string, error) {
 	case format.KindELF, format.KindCOFF:
 		return d.extractBitcode(name)
 	}
+	if isTextIR(head[:n]) {
+		return []string{name}, nil // llvm-link reads it like bitcode
+	}
 	return nil, fileErr(name, "Unsupported file type")
+}
+
+// isTextIR recognises textual LLVM IR (.ll) by its first line that is
+// neither blank nor a comment, as clang-sycl-linker accepts it (LLVM's IR
+// file reader parses text as well as bitcode).
+func isTextIR(head []byte) bool {
+	for len(head) > 0 {
+		l := head
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			l, head = head[:i], head[i+1:]
+		} else {
+			head = nil
+		}
+		l = bytes.TrimSpace(l)
+		if len(l) == 0 || l[0] == ';' {
+			continue
+		}
+		for _, k := range []string{"source_filename", "target ", "define ", "declare ", "@", "%", "!", "$", "attributes ", "module asm"} {
+			if bytes.HasPrefix(l, []byte(k)) {
+				return true
+			}
+		}
+		return false
+	}
+	return false
 }
 
 func (d *driver) extractBitcode(name string) ([]string, error) {
@@ -322,10 +350,12 @@ func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) er
 		}
 		libs = append(libs, p)
 	}
-	// 1. link (a single bitcode file needs no linking)
+	// 1. link (a single bitcode file needs no linking; a single text IR
+	// file without device libraries is read as it is)
 	endLink := d.env.Phases.Begin("link", "")
 	linked := ""
-	if len(inputs) == 1 && isBitcodeFile(inputs[0]) {
+	textInput := len(inputs) == 1 && len(libs) == 0 && !isBitcodeFile(inputs[0]) && isTextIRFile(inputs[0])
+	if textInput || len(inputs) == 1 && isBitcodeFile(inputs[0]) {
 		linked = inputs[0]
 	} else {
 		var err error
@@ -354,12 +384,15 @@ func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) er
 	// 2. model
 	// the text goes to a file that is mapped, not to a growing buffer
 	endModel := d.env.Phases.Begin("read module", "llvm-dis + parse")
-	llName, err := d.work.Name(d.stem()+"-linked", "ll")
-	if err != nil {
-		return err
-	}
-	if err := d.exec(ctx, d.tools, nil, "llvm-dis", linked, "-o", llName); err != nil {
-		return err
+	llName := linked
+	if !textInput {
+		var err error
+		if llName, err = d.work.Name(d.stem()+"-linked", "ll"); err != nil {
+			return err
+		}
+		if err := d.exec(ctx, d.tools, nil, "llvm-dis", linked, "-o", llName); err != nil {
+			return err
+		}
 	}
 	text, err := mmapfile.Open(llName)
 	if err != nil {
@@ -374,7 +407,7 @@ func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) er
 	// parse errors name the inputs and the line of the llvm-dis text
 	// (kept under --save-temps)
 	modName := strings.Join(o.Inputs, ",") + " (llvm-dis)"
-	if o.SaveTemps {
+	if o.SaveTemps || textInput {
 		modName = llName
 	}
 	m, err := split.Parse(modName, text.Data)
@@ -691,6 +724,17 @@ func (d *driver) warnf(format string, args ...any) {
 	d.warnMu.Lock()
 	defer d.warnMu.Unlock()
 	fmt.Fprintf(d.env.Stderr, "sycl-linker: warning: "+format+"\n", args...)
+}
+
+func isTextIRFile(name string) bool {
+	f, err := os.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(f, head)
+	return isTextIR(head[:n])
 }
 
 func isBitcodeFile(name string) bool {
