@@ -215,6 +215,31 @@ func kernelModule(c *config, n int) (string, error) {
 	return bc, c.sh(dir, c.tool("llvm-as"), ll, "-o", bc)
 }
 
+// bigBody is the helper length of the RSS row's module: 4000 kernels
+// make about 64 MiB of text, so the Go runtime's few MiB are noise next
+// to it.
+const bigBody = 600
+
+// bigKernelModule writes the RSS row's module as text (sycl-linker reads
+// a single .ll in place; bitcode would be charged llvm-dis's memory).
+func bigKernelModule(c *config, n int) (string, error) {
+	dir := c.p("split-big", strconv.Itoa(n))
+	ll := filepath.Join(dir, "in.ll")
+	if exists(ll) {
+		return ll, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	return ll, os.WriteFile(ll, kernelgen.ModuleBody(n, bigBody), 0o644)
+}
+
+func bigSplitSide(c *config, n int) side {
+	dir := c.p("split-big", strconv.Itoa(n))
+	return side{argv: []string{c.ours("sycl-linker"), "--triple=spir64", "--module-split-mode=kernel", "--ir-output-only", "-S",
+		"-o", filepath.Join(dir, "ours", "parts.table"), filepath.Join(dir, "in.ll")}, dir: dir, fresh: []string{filepath.Join(dir, "ours")}}
+}
+
 func splitSides(c *config, n int) (ours, ref side) {
 	dir := c.p("split", strconv.Itoa(n))
 	bc := filepath.Join(dir, "in.bc")
