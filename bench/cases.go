@@ -299,7 +299,6 @@ func bigTextSize(c *config, n int) int64 {
 	return 0
 }
 
-
 // cacheProof measures linker-wrapper with --cache-dir: cold links (empty
 // cache) against warm relinks after a host-only change. The device phase
 // is the wrapper's own "Handle all device input" event in
