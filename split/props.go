@@ -300,23 +300,32 @@ func (ps PropSets) MarshalJSONSets() ([]byte, error) {
 type PropOptions struct {
 	ProgramMetadata bool // SYCL/program metadata
 	ExportedSymbols bool // SYCL/exported symbols
-	SpecConsts      *SpecConstInfo
+	// ImportedSymbols adds SYCL/imported symbols (intel's
+	// -emit-imported-symbols, which intel's driver always passes): the
+	// declarations another image supplies (props_imports.go).
+	ImportedSymbols bool
+	// AllowDeviceImageDependencies is intel's
+	// -allow-device-image-dependencies (-fsycl-allow-device-image-dependencies):
+	// with ImportedSymbols, any declaration that looks like a
+	// SYCL_EXTERNAL function is imported, not only the bfloat16 device
+	// library's.
+	AllowDeviceImageDependencies bool
+	SpecConsts                   *SpecConstInfo
 }
 
-// Properties computes a part's property sets in intel's order (spec §7.5):
-// devicelib req mask, device requirements, spec constants, exported
-// symbols, program metadata, misc properties (where its first entry is
-// added), assert used, device globals, host pipes, virtual functions,
-// implicit local arg, registered kernels. The last three are newer sets
-// whose position is unconfirmed; they come last.
+// Properties computes a part's property sets in intel's order (spec §7.5,
+// ComputeModuleRuntimeInfo.cpp@46a4a43c): devicelib req mask, device
+// requirements, spec constants, exported symbols, imported symbols,
+// program metadata, misc properties (where its first entry is added),
+// assert used, implicit local arg, device globals, host pipes, virtual
+// functions, registered kernels. The misc entries are isEsimdImage,
+// sycl-register-alloc-mode, sycl-grf-size and optLevel (before assert
+// used), sanUsed (after implicit local arg) and
+// specConstsReplacedWithDefault (after host pipes).
 func (m *Module) Properties(p *Part, cl *Closure, opts PropOptions) PropSets {
 	var ps PropSets
 	f := m.PartFeatures(p, cl)
-	var mask uint32
-	if f.AssertUsed {
-		mask |= 1 // DeviceLibExt assert
-	}
-	ps.Set("SYCL/devicelib req mask").AddU32("DeviceLibReqMask", mask)
+	ps.Set("SYCL/devicelib req mask").AddU32("DeviceLibReqMask", m.DeviceLibReqMask(cl))
 	req := ps.Set("SYCL/device requirements")
 	var asp []uint32
 	for _, a := range f.Aspects {
@@ -370,6 +379,14 @@ func (m *Module) Properties(p *Part, cl *Closure, opts PropOptions) PropSets {
 		if len(ex) > 0 {
 			s := ps.Set("SYCL/exported symbols")
 			for _, n := range ex {
+				s.AddU32(n, 1)
+			}
+		}
+	}
+	if opts.ImportedSymbols {
+		if im := m.importedSymbols(cl, opts.AllowDeviceImageDependencies); len(im) > 0 {
+			s := ps.Set("SYCL/imported symbols")
+			for _, n := range im {
 				s.AddU32(n, 1)
 			}
 		}
@@ -437,15 +454,44 @@ func (m *Module) Properties(p *Part, cl *Closure, opts PropOptions) PropSets {
 			}
 		}
 	}
+	m.addImplicitLocalArgs(&ps, p)
+	if san := m.sanitizerUsed(cl); san != "" {
+		ps.Set("SYCL/misc properties").AddBytes("sanUsed", []byte(san), uint64(len(san))*8)
+	}
 	m.addDeviceGlobals(&ps, cl)
 	m.addHostPipes(&ps, cl)
 	if sc := opts.SpecConsts; sc != nil && sc.DefaultValues {
 		addMisc("specConstsReplacedWithDefault", 1)
 	}
 	m.addVirtualFunctions(&ps, cl)
-	m.addImplicitLocalArgs(&ps, p)
 	m.addRegisteredKernels(&ps, cl)
 	return ps
+}
+
+// Sanitizer instrumentation leaves a kernel-metadata variable in the
+// module, which every part keeps (its appending linkage is not
+// discardable). intel (isModuleUsingAsan/Msan/Tsan,
+// ComputeModuleRuntimeInfo.cpp@46a4a43c) looks the names up exactly;
+// newer versions, which give the variable a per-module suffix, match the
+// prefix, as here.
+var sanitizerMetadata = [...]struct{ prefix, name string }{
+	{"__AsanKernelMetadata", "asan"},
+	{"__MsanKernelMetadata", "msan"},
+	{"__TsanKernelMetadata", "tsan"},
+}
+
+// sanitizerUsed returns the sanUsed value of a part ("asan", "msan" or
+// "tsan", in that order of precedence), or "" when the part keeps no
+// sanitizer kernel-metadata variable.
+func (m *Module) sanitizerUsed(cl *Closure) string {
+	for _, s := range sanitizerMetadata {
+		for _, i := range cl.Globals {
+			if g := &m.Globals[i]; g.Kind == Variable && strings.HasPrefix(g.Name(), s.prefix) {
+				return s.name
+			}
+		}
+	}
+	return ""
 }
 
 // reachesAssert reports whether __devicelib_assert_fail is called from

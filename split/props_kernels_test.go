@@ -103,35 +103,38 @@ func TestImplicitLocalArgAndRegisteredKernels(t *testing.T) {
 	assert.Contains(t, none[0].ir, "\n!0 = !{!1, !3, !4, !5}\n")
 }
 
-// TestPropertySetOrder: every set in intel's order (sycl.md §7.5), with
-// the newer sets (virtual functions, implicit local arg, registered
-// kernels) last; specConstsReplacedWithDefault joins the misc set where it
-// already is.
+// TestPropertySetOrder: every set in intel's order (sycl.md §7.5, and
+// ComputeModuleRuntimeInfo.cpp@46a4a43c for the newer sets: implicit local
+// arg right after assert used, virtual functions and registered kernels
+// last); sanUsed and specConstsReplacedWithDefault join the misc set where
+// it already is.
 func TestPropertySetOrder(t *testing.T) {
 	m := parseFixture(t, "features/order.ll")
 	parts, err := m.SplitESIMD(m.Split(Options{Mode: ModeNone}), ClosureOptions{})
 	require.NoError(t, err)
 	sc := &SpecConstInfo{Changed: true, DefaultValues: true, Consts: []SpecConst{{SymID: "sc", Descs: []SpecDesc{{0, 0, 4}}}}, Defaults: u32s(42)}
-	got := emitParts(t, m, parts, PropOptions{ProgramMetadata: true, ExportedSymbols: true, SpecConsts: sc})
+	got := emitParts(t, m, parts, PropOptions{ProgramMetadata: true, ExportedSymbols: true, ImportedSymbols: true, SpecConsts: sc})
 	require.Len(t, got, 1)
 	text := got[0].props.Text()
-	assert.Equal(t, "[SYCL/devicelib req mask]\nDeviceLibReqMask=1|1\n"+
+	assert.Equal(t, "[SYCL/devicelib req mask]\nDeviceLibReqMask=1|513\n"+
 		"[SYCL/device requirements]\naspects=2|AAAAAAAAAAA\nreqd_work_group_size_uint64_t=2|ADAAAAAAAAAEAAAAAAAAAEAAAAAAAAAABAAAAAAAAAA\n"+
 		"[SYCL/specialization constants]\nsc=2|gBAAAAAAAAAAAAAAAAAAAQAAAAA\n"+
 		"[SYCL/specialization constants default values]\nall=2|gAAAAAAAAAgKAAAA\n"+
+		"[SYCL/imported symbols]\n__devicelib_ConvertBF16ToFINTEL=1|1\n"+
 		"[SYCL/program metadata]\nek@reqd_work_group_size=2|gBAAAAAAAAAEAAAABAAAAEAAAAA\ndg_uid@global_id_mapping=2|QAAAAAAAAAAZnB\n"+
-		"[SYCL/misc properties]\nisEsimdImage=1|1\nsycl-register-alloc-mode=1|2\nspecConstsReplacedWithDefault=1|1\n"+
+		"[SYCL/misc properties]\nisEsimdImage=1|1\nsycl-register-alloc-mode=1|2\nsanUsed=2|gAAAAAAAAAQYzFmb\nspecConstsReplacedWithDefault=1|1\n"+
 		"[SYCL/assert used]\nek=1|1\n"+
+		"[SYCL/implicit local arg]\nek=1|1\n"+
 		"[SYCL/device globals]\ndg_uid=2|ABAAAAAAAAAEAAAAAAAAAA\n"+
 		"[SYCL/host pipes]\nhp_uid=2|gAAAAAAAAAACAAAA\n"+
 		"[SYCL/virtual functions]\nuses-virtual-functions-set=2|YBAAAAAAAAwclRXLhxyclRXLiB\n"+
-		"[SYCL/implicit local arg]\nek=1|1\n"+
 		"[SYCL/registered kernels]\nek_name=2|QAAAAAAAAAQZrB\n", text)
 	assert.Equal(t, withBits(u32s(16, 0)), propBytes(t, text, "SYCL/device globals", "dg_uid"))
 	assert.Equal(t, withBits(u32s(8)), propBytes(t, text, "SYCL/host pipes", "hp_uid"))
 	assert.Equal(t, withBits([]byte("set-a,set-b")), propBytes(t, text, "SYCL/virtual functions", "uses-virtual-functions-set"))
 	assert.Equal(t, withBits([]byte("ek")), propBytes(t, text, "SYCL/registered kernels", "ek_name"))
 	assert.Equal(t, withBits([]byte("dg")), propBytes(t, text, "SYCL/program metadata", "dg_uid@global_id_mapping"))
+	assert.Equal(t, withBits([]byte("asan")), propBytes(t, text, "SYCL/misc properties", "sanUsed"))
 	wg := binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(nil, 16), 1), 1)
 	assert.Equal(t, withBits(wg), propBytes(t, text, "SYCL/device requirements", "reqd_work_group_size_uint64_t"))
 	back, err := ParseText(strings.NewReader(text))
@@ -141,9 +144,9 @@ func TestPropertySetOrder(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, `{"SYCL/assert used":{"ek":1},"SYCL/device globals":{"dg_uid":"EAAAAAAAAAA="},`+
 		`"SYCL/device requirements":{"aspects":"","reqd_work_group_size_uint64_t":"EAAAAAAAAAABAAAAAAAAAAEAAAAAAAAA"},`+
-		`"SYCL/devicelib req mask":{"DeviceLibReqMask":1},"SYCL/host pipes":{"hp_uid":"CAAAAA=="},`+
-		`"SYCL/implicit local arg":{"ek":1},`+
-		`"SYCL/misc properties":{"isEsimdImage":1,"specConstsReplacedWithDefault":1,"sycl-register-alloc-mode":2},`+
+		`"SYCL/devicelib req mask":{"DeviceLibReqMask":513},"SYCL/host pipes":{"hp_uid":"CAAAAA=="},`+
+		`"SYCL/implicit local arg":{"ek":1},"SYCL/imported symbols":{"__devicelib_ConvertBF16ToFINTEL":1},`+
+		`"SYCL/misc properties":{"isEsimdImage":1,"sanUsed":"YXNhbg==","specConstsReplacedWithDefault":1,"sycl-register-alloc-mode":2},`+
 		`"SYCL/program metadata":{"dg_uid@global_id_mapping":"ZGc=","ek@reqd_work_group_size":"EAAAAAEAAAABAAAA"},`+
 		`"SYCL/registered kernels":{"ek_name":"ZWs="},"SYCL/specialization constants":{"sc":"AAAAAAAAAAAEAAAA"},`+
 		`"SYCL/specialization constants default values":{"all":"KgAAAA=="},`+
