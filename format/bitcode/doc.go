@@ -69,4 +69,10 @@
 // calling-convention decoration (and aliases under COFF mangling),
 // GOFF/XCOFF mangling and pre-v2 bitcode. format/ar uses the list through
 // ar.WriteGNUWith (the two packages do not import each other).
+//
+// # Triple
+//
+// ModuleTriple returns the text of the module's TRIPLE record as stored,
+// "" when there is none, reading only the MODULE_BLOCK's own records and
+// skipping every sub-block by its length word.
 package bitcode

@@ -48,3 +48,17 @@ func ExampleSymbols() {
 	// llvm.compiler.used       uncommon|global|format_specific
 	// archive index: [main]
 }
+
+func ExampleModuleTriple() {
+	buf, err := os.ReadFile("testdata/host-one-darwin.bc") // behind a wrapper header
+	if err != nil {
+		log.Fatal(err)
+	}
+	triple, err := bitcode.ModuleTriple(buf)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(triple)
+	// Output:
+	// x86_64-apple-macosx10.4.0
+}

@@ -86,3 +86,37 @@ func FuzzSymbols(f *testing.F) {
 		}
 	})
 }
+
+func FuzzModuleTriple(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.bc")
+	more, _ := filepath.Glob("testdata/symtab/*.bc")
+	files = append(files, more...)
+	if len(files) < 2 {
+		f.Fatal("no seeds in testdata/*.bc")
+	}
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		f.Add(wrap(b, 4))
+	}
+	f.Add([]byte("BC\xC0\xDE"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		triple, err := ModuleTriple(in)
+		if err != nil {
+			if triple != "" {
+				t.Fatalf("error %v with triple %q", err, triple)
+			}
+			var fe *format.FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("error %T is not a *format.FormatError: %v", err, err)
+			}
+			return
+		}
+		if len(triple) > len(in) {
+			t.Fatalf("%d-byte triple from %d bytes", len(triple), len(in))
+		}
+	})
+}

@@ -351,10 +351,15 @@ func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) er
 		libs = append(libs, p)
 	}
 	// 1. link (a single bitcode file needs no linking; a single text IR
-	// file without device libraries is read as it is)
+	// file without device libraries to link is read as it is)
 	endLink := d.env.Phases.Begin("link", "")
 	linked := ""
-	textInput := len(inputs) == 1 && len(libs) == 0 && !isBitcodeFile(inputs[0]) && isTextIRFile(inputs[0])
+	// only the device libraries for --triple are linked (-v lists them all)
+	linkLibs, err := d.deviceLibsFor(libs)
+	if err != nil {
+		return err
+	}
+	textInput := len(inputs) == 1 && len(linkLibs) == 0 && !isBitcodeFile(inputs[0]) && isTextIRFile(inputs[0])
 	if textInput || len(inputs) == 1 && isBitcodeFile(inputs[0]) {
 		linked = inputs[0]
 	} else {
@@ -366,12 +371,12 @@ func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) er
 			return err
 		}
 	}
-	if len(libs) > 0 {
+	if len(linkLibs) > 0 {
 		withLibs, err := d.work.Name(d.stem()+"-linked-libs", "bc")
 		if err != nil {
 			return err
 		}
-		if err := d.exec(ctx, d.tools, nil, "llvm-link", append([]string{"--only-needed", linked}, append(libs, "-o", withLibs)...)...); err != nil {
+		if err := d.exec(ctx, d.tools, nil, "llvm-link", append([]string{"--only-needed", linked}, append(linkLibs, "-o", withLibs)...)...); err != nil {
 			return err
 		}
 		linked = withLibs

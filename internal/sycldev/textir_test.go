@@ -53,4 +53,3 @@ func TestTextIRInput(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "Unsupported file type")
 }
-
