@@ -172,3 +172,26 @@ func TestHelpESIMD(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, o.NoSplitESIMD)
 }
+
+// TestImportedSymbolsOptions: --emit-imported-symbols adds the set (only
+// the bfloat16 library functions without --allow-device-image-dependencies,
+// every importable declaration with it).
+func TestImportedSymbolsOptions(t *testing.T) {
+	needTools(t, "llvm-as", "llvm-dis", "opt")
+	dir := t.TempDir()
+	bc := fixture(t, dir, "imports", "")
+	props := func(sub string, extra ...string) string {
+		d := filepath.Join(dir, sub)
+		require.NoError(t, os.Mkdir(d, 0o755))
+		args := append([]string{"--triple=spir64", "--module-split-mode=none", "--ir-output-only", "-o", filepath.Join(d, "p.table")}, extra...)
+		stderr, err := runLinker(t, append(args, bc)...)
+		require.NoError(t, err, stderr)
+		return readFile(t, filepath.Join(d, "p_0.prop"))
+	}
+	assert.NotContains(t, props("none"), "[SYCL/imported symbols]")
+	assert.Contains(t, props("bf16", "--emit-imported-symbols"), "[SYCL/imported symbols]\n__devicelib_ConvertFToBF16INTEL=1|1\n")
+	all := props("all", "--emit-imported-symbols", "--allow-device-image-dependencies")
+	assert.Contains(t, all, "_Z7ext_fooi=1|1\n")
+	assert.Contains(t, all, "ext_c=1|1\n")
+	assert.NotContains(t, all, "__internal")
+}

@@ -583,7 +583,8 @@ func (d *driver) emitPart(ctx context.Context, m *split.Module, x *split.Extract
 		d.warnf("undefined function%s %s found in part %d; this may result in runtime errors", plural(len(u)), strings.Join(u, ", "), i)
 	}
 	r := &partResult{name: d.partName(p), ir: ir}
-	r.props = m.Properties(p, cl, split.PropOptions{ProgramMetadata: d.o.ProgramMetadata, ExportedSymbols: d.o.ExportedSymbols, SpecConsts: sc})
+	r.props = m.Properties(p, cl, split.PropOptions{ProgramMetadata: d.o.ProgramMetadata, ExportedSymbols: d.o.ExportedSymbols,
+		ImportedSymbols: d.o.ImportedSymbols, AllowDeviceImageDependencies: d.o.AllowImageDeps, SpecConsts: sc})
 	r.symbols = m.SymbolTable(p)
 	for _, e := range p.Entries {
 		if m.Globals[e].IsKernel() {

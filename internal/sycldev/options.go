@@ -58,6 +58,8 @@ var optionList = []optable.Option{
 	{ID: "no_split_esimd", Prefixes: dd, Name: "no-split-esimd", Kind: optable.Flag, Flags: Extension, Help: "Keep ESIMD and SYCL entry points of a split together in one image"},
 	{ID: "program_metadata", Prefixes: dd, Name: "emit-program-metadata", Kind: optable.Flag, Flags: Extension, Help: "Add the SYCL/program metadata property set"},
 	{ID: "exported_symbols", Prefixes: dd, Name: "emit-exported-symbols", Kind: optable.Flag, Flags: Extension, Help: "Add the SYCL/exported symbols property set"},
+	{ID: "imported_symbols", Prefixes: dd, Name: "emit-imported-symbols", Kind: optable.Flag, Flags: Extension, Help: "Add the SYCL/imported symbols property set (declarations another image or the device library provides)"},
+	{ID: "allow_deps", Prefixes: dd, Name: "allow-device-image-dependencies", Kind: optable.Flag, Flags: Extension, Help: "Let images import SYCL_EXTERNAL functions from other images (widens SYCL/imported symbols beyond the bfloat16 library functions)"},
 	{ID: "no_verify", Prefixes: dd, Name: "no-spirv-val", Kind: optable.Flag, Flags: Extension, Hidden: true, Help: "Do not run spirv-val on generated images"},
 	{ID: "spirv_val", Prefixes: dd, Name: "spirv-val", Kind: optable.Flag, Flags: Extension, Help: "Validate each generated SPIR-V image with spirv-val"},
 	{ID: "spirv_ext", Prefixes: dd, Name: "spirv-ext=", Kind: optable.Joined, MetaVar: "<+ext,...>", Flags: Extension, Help: "SPIR-V extensions for the SPIR-V backend (llc --spirv-ext), e.g. +SPV_INTEL_function_pointers"},
@@ -112,6 +114,8 @@ type Options struct {
 	NoSplitESIMD    bool
 	ProgramMetadata bool
 	ExportedSymbols bool
+	ImportedSymbols bool
+	AllowImageDeps  bool
 	SPIRVVal        bool
 	SPIRVExt        string
 	Jobs            int
@@ -227,6 +231,10 @@ func ParseArgs(args []string) (*Options, error) {
 			o.ProgramMetadata = true
 		case "exported_symbols":
 			o.ExportedSymbols = true
+		case "imported_symbols":
+			o.ImportedSymbols = true
+		case "allow_deps":
+			o.AllowImageDeps = true
 		case "spirv_ext":
 			o.SPIRVExt = v
 		case "spirv_val":
