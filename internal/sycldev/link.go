@@ -732,24 +732,18 @@ func (d *driver) warnf(format string, args ...any) {
 	fmt.Fprintf(d.env.Stderr, "sycl-linker: warning: "+format+"\n", args...)
 }
 
-func isTextIRFile(name string) bool {
-	f, err := os.Open(name)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head := make([]byte, 4096)
-	n, _ := io.ReadFull(f, head)
-	return isTextIR(head[:n])
-}
+func isTextIRFile(name string) bool { return isTextIR(fileHead(name, 4096)) }
 
-func isBitcodeFile(name string) bool {
+func isBitcodeFile(name string) bool { return format.IsBitcode(fileHead(name, 4)) }
+
+// fileHead returns up to n leading bytes of a file (none if unreadable).
+func fileHead(name string, n int) []byte {
 	f, err := os.Open(name)
 	if err != nil {
-		return false
+		return nil
 	}
 	defer f.Close()
-	head := make([]byte, 4)
-	n, _ := io.ReadFull(f, head)
-	return format.IsBitcode(head[:n])
+	head := make([]byte, n)
+	k, _ := io.ReadFull(f, head)
+	return head[:k]
 }
