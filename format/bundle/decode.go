@@ -156,12 +156,13 @@ func frameWindow(p []byte) (window uint64, ok bool) {
 const (
 	// Output within this distance of the first page the decoder has not
 	// touched is not yet final: klauspost writes a block (at most 128 KiB)
-	// in order, with short over-copies past its end. (mmapfile.Anon turns
-	// transparent huge pages off, so residency is per 4 KiB page.)
-	followMargin = 256 << 10
+	// in order, with short over-copies past its end, and a transparent huge
+	// page (mmapfile.Anon asks for them) makes 2 MiB resident at once.
+	followMargin = 2<<20 + 256<<10
 	followChunk  = 1 << 20 // hand over at least this much at a time
+	followMax    = 4 << 20 // and at most this much
 	followPoll   = 300 * time.Microsecond
-	dropInputAt  = 8 << 20 // release the compressed input every so often
+	dropInputAt  = 4 << 20 // release the compressed input every so often
 )
 
 // decodeWindowed is DecodeTo's zstd path for large outputs. done is false
@@ -219,23 +220,29 @@ func decodeWindowed(h Header, payload []byte, o DecodeOptions, sink Sink) (done 
 				}
 				complete = min(fp*mmapfile.PageSize-followMargin, u)
 			}
+			cursor := fp * mmapfile.PageSize
+			if o.InputMapped && cursor-dropped >= dropInputAt {
+				// The decoder reads its input front to back; what it has
+				// read is dropped (it faults back in if needed again).
+				mmapfile.Release(payload)
+				dropped = cursor
+			}
 			if complete > written && (fin || complete-written >= followChunk) {
-				b := m[written:complete]
+				// At most followMax at a time, so that input and history
+				// keep being released while hashing and writing lag.
+				end := min(complete, written+followMax)
+				b := m[written:end]
 				md.Write(b)
 				if sinkErr == nil {
 					sinkErr = sink(int64(written), b)
 				}
-				written = complete
+				written = end
 				// History a window behind the decoder is dead; what has been
 				// handed over is no longer needed here.
-				if lim := min(written, fp*mmapfile.PageSize-followMargin-int(window)) &^ (mmapfile.PageSize - 1); lim > freed {
+				if lim := min(written, cursor-followMargin-int(window)) &^ (mmapfile.PageSize - 1); lim > freed {
 					mmapfile.Release(m[freed:lim])
 					released.Add(int64(lim - freed))
 					freed = lim
-				}
-				if o.InputMapped && written-dropped >= dropInputAt {
-					mmapfile.Release(payload)
-					dropped = written
 				}
 				continue
 			}
