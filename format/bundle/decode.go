@@ -157,8 +157,10 @@ const (
 	// Output within this distance of the first page the decoder has not
 	// touched is not yet final: klauspost writes a block (at most 128 KiB)
 	// in order, with short over-copies past its end, and a transparent huge
-	// page (mmapfile.Anon asks for them) makes 2 MiB resident at once.
-	followMargin = 2<<20 + 256<<10
+	// page (mmapfile.Anon asks for them) makes 2 MiB resident at once; a
+	// stray read just past the write position could map the huge zero
+	// page over the next 2 MiB, hence two huge pages.
+	followMargin = 4<<20 + 256<<10
 	followChunk  = 1 << 20 // hand over at least this much at a time
 	followMax    = 4 << 20 // and at most this much
 	followPoll   = 300 * time.Microsecond
