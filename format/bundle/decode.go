@@ -239,9 +239,14 @@ func decodeWindowed(h Header, payload []byte, o DecodeOptions, sink Sink) (done 
 					sinkErr = sink(int64(written), b)
 				}
 				written = end
-				// History a window behind the decoder is dead; what has been
-				// handed over is no longer needed here.
-				if lim := min(written, cursor-followMargin-int(window)) &^ (mmapfile.PageSize - 1); lim > freed {
+				// History a window behind the decoder is dead (all of it once
+				// the decoder is done); what has been handed over is no
+				// longer needed here.
+				dead := cursor - followMargin - int(window)
+				if fin {
+					dead = written
+				}
+				if lim := min(written, dead) &^ (mmapfile.PageSize - 1); lim > freed {
 					mmapfile.Release(m[freed:lim])
 					released.Add(int64(lim - freed))
 					freed = lim
