@@ -260,7 +260,7 @@ func decodeWindowed(h Header, payload []byte, o DecodeOptions, sink Sink) (done 
 		}
 	}()
 	out, derr := dec.DecodeAll(payload, m[:0:u])
-	n := len(out)
+	n, got := len(out), len(out)
 	if n > 0 && &out[0] != &m[0] {
 		derr = errors.New("decoder reallocated its output") // WithDecodeAllCapLimit forbids it
 		n = 0
@@ -274,7 +274,7 @@ func decodeWindowed(h Header, payload []byte, o DecodeOptions, sink Sink) (done 
 	case errors.Is(derr, zstd.ErrDecoderSizeExceeded):
 		return true, &format.FormatError{Off: 8, Msg: "decompressed data exceeds the size the header records", Err: ErrChecksum}
 	case derr != nil:
-		return true, format.Errorf(int64(h.Size()), format.ErrCorrupt, "Could not decompress embedded file contents: %v", derr)
+		return true, format.Errorf(int64(h.Size()), format.ErrCorrupt, "Could not decompress embedded file contents: %v (after %d of %d bytes)", derr, got, u)
 	case sinkErr != nil:
 		return true, sinkErr
 	case uint64(n) != h.UncompressedSize:

@@ -518,7 +518,7 @@ func (c *config) unbundle(env *Env) error {
 	}
 	data, _, err := c.decompressInput(env, in.data)
 	if err != nil {
-		return fmt.Errorf("Failed to decompress input: %w", err)
+		return decompressError(in.name, 0, err)
 	}
 	outs := newOutSet(env)
 	defer outs.abort()
@@ -608,6 +608,19 @@ func (c *config) unbundleData(env *Env, data []byte, outs *outSet) error {
 	return nil
 }
 
+// decompressError is the reference's "Failed to decompress input" with
+// the input's name, and offsets made relative to the file when the
+// compressed bundle starts at base (one of several concatenated).
+func decompressError(name string, base int64, err error) error {
+	var fe *format.FormatError
+	if errors.As(err, &fe) && base != 0 {
+		c := *fe
+		c.Off += base
+		err = &c
+	}
+	return fmt.Errorf("Failed to decompress input: %s: %w", name, err)
+}
+
 func missingMessage(keys []string) string {
 	s := append([]string(nil), keys...)
 	sort.Strings(s)
@@ -645,7 +658,7 @@ func (c *config) list(env *Env, name string) error {
 		}
 		data, _, err := c.decompressInput(env, buf[pos:next])
 		if err != nil {
-			return fmt.Errorf("Failed to decompress input: %w", err)
+			return decompressError(name, int64(pos), err)
 		}
 		h, cm, err := c.handlerFor(data)
 		if err != nil {

@@ -258,7 +258,7 @@ func (c *config) unbundleStream(env *Env, in *input) error {
 		if errors.As(d.err, &oe) {
 			return oe.err
 		}
-		return fmt.Errorf("Failed to decompress input: %w", d.err)
+		return decompressError(in.name, 0, d.err)
 	}
 	if err != nil {
 		return err
