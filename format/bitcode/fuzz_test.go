@@ -45,7 +45,9 @@ func FuzzEmbeddedObjects(f *testing.F) {
 	})
 }
 
-func FuzzSymbols(f *testing.F) {
+// addBitcodeSeeds seeds a target with every test module, raw and in a
+// bitcode wrapper, and a bare magic.
+func addBitcodeSeeds(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*.bc")
 	more, _ := filepath.Glob("testdata/symtab/*.bc")
 	files = append(files, more...)
@@ -61,6 +63,10 @@ func FuzzSymbols(f *testing.F) {
 		f.Add(wrap(b, 4))
 	}
 	f.Add([]byte("BC\xC0\xDE"))
+}
+
+func FuzzSymbols(f *testing.F) {
+	addBitcodeSeeds(f)
 	f.Fuzz(func(t *testing.T, in []byte) {
 		check := func(what string, n int, isNil bool, err error) {
 			if err != nil {
@@ -88,21 +94,7 @@ func FuzzSymbols(f *testing.F) {
 }
 
 func FuzzModuleTriple(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.bc")
-	more, _ := filepath.Glob("testdata/symtab/*.bc")
-	files = append(files, more...)
-	if len(files) < 2 {
-		f.Fatal("no seeds in testdata/*.bc")
-	}
-	for _, name := range files {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-		f.Add(wrap(b, 4))
-	}
-	f.Add([]byte("BC\xC0\xDE"))
+	addBitcodeSeeds(f)
 	f.Fuzz(func(t *testing.T, in []byte) {
 		triple, err := ModuleTriple(in)
 		if err != nil {
