@@ -211,7 +211,8 @@ func writeGNU(w io.Writer, members []WriteMember, opts Options, sym64Threshold u
 }
 
 func useStringTable(name string) bool {
-	return len(name) >= 16 || strings.Contains(name, "/")
+	// "#1" would be written "#1/", which readers take for a BSD long name.
+	return len(name) >= 16 || strings.Contains(name, "/") || name == "#1"
 }
 
 func padRight(s string, n int) string {
