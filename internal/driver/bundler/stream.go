@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"sync"
 
@@ -104,10 +105,19 @@ func (c *config) startDemux(env *Env, in *input) *demux {
 		}
 	}
 	if d.size > 0 {
-		if v, err := mmapfile.Anon(int(d.size)); err == nil {
+		v, err := anonView(int(min(d.size, math.MaxInt)))
+		switch {
+		case err == nil && int64(len(v)) >= d.size:
 			d.view, d.mapped = v[:d.size], true
-		} else {
+		case d.size <= heapViewMax:
 			d.view = make([]byte, d.size) // untouched pages stay unbacked
+		default:
+			// No sparse view for a large output (not Linux, or no address
+			// space): decode into the temporary file from the start.
+			if err == nil {
+				mmapfile.Unmap(v)
+			}
+			d.allowOut = false
 		}
 	}
 	go func() {
@@ -122,7 +132,19 @@ func (c *config) startDemux(env *Env, in *input) *demux {
 	return d
 }
 
+// The sparse view's memory (variables for tests): a reserved anonymous
+// mapping, else an ordinary allocation up to heapViewMax.
+var (
+	anonView          = mmapfile.Anon
+	heapViewMax int64 = 64 << 20
+)
+
 func (d *demux) sink(off int64, p []byte) error {
+	if d.mode == undecided && d.view == nil {
+		if err := d.decide(true); err != nil {
+			return err
+		}
+	}
 	switch d.mode {
 	case toFile:
 		if _, err := d.tmp.WriteAt(p, off); err != nil {

@@ -1,6 +1,7 @@
 package bundler
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -107,6 +108,19 @@ func TestStreamedUnbundleMatchesReference(t *testing.T) {
 		ro := runOurs(t, dir, nil, append(args, "-output=oo", "-output=oo")...)
 		require.Equal(t, rt, ro)
 		require.True(t, string(read(t, dir, "tt")) == string(read(t, dir, "oo")), "outputs differ")
+	})
+
+	t.Run("no sparse view", func(t *testing.T) {
+		defer func(a func(int) ([]byte, error), h int64) { anonView, heapViewMax = a, h }(anonView, heapViewMax)
+		anonView = func(int) ([]byte, error) { return nil, errors.New("no address space") }
+		heapViewMax = 0
+		args := []string{"-unbundle", "-type=bc", "-input=theirs-bc.ccob", "-targets=hip-amdgcn-amd-amdhsa--gfx1100,host-x86_64-unknown-linux-gnu"}
+		rt := runTheirs(t, dir, nil, append(args, "-output=nv0", "-output=nv1")...)
+		ro := runOurs(t, dir, nil, append(args, "-output=nw0", "-output=nw1")...)
+		require.Equal(t, rt, ro)
+		for i := 0; i < 2; i++ {
+			require.True(t, string(read(t, dir, fmt.Sprintf("nv%d", i))) == string(read(t, dir, fmt.Sprintf("nw%d", i))), "output %d differs", i)
+		}
 	})
 
 	t.Run("corrupt stream leaves nothing", func(t *testing.T) {
