@@ -3,7 +3,7 @@
 # the LLVM 22 oracle and runtimes (Debian packages) and the Go modules.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
-PKGS=(clang-22 clang-tools-22 llvm-22 lld-22 libomp-22-dev liboffload-22 liboffload-22-dev spirv-tools gcc g++ make nginx libzstd-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user)
+PKGS=(clang-22 clang-tools-22 llvm-22 lld-22 libomp-22-dev liboffload-22 liboffload-22-dev spirv-tools gcc g++ make nginx zstd libzstd-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

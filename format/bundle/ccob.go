@@ -216,7 +216,15 @@ type CompressOptions struct {
 	// ChunkSize is the uncompressed size of each zstd frame when an input
 	// is split for parallel compression (0 = 16 MiB).
 	ChunkSize int
+	// External, when set, compresses at levels of ExternalFrom and up,
+	// where libzstd's optimal parser is far ahead of anything klauspost
+	// has: it reads size bytes from src and writes zstd frames to dst.
+	// (The bundler runs the zstd program.)
+	External func(dst io.Writer, src io.Reader, size int64, level int) error
 }
+
+// ExternalFrom is the first level CompressOptions.External serves.
+const ExternalFrom = 17
 
 // zstdLevel maps a libzstd level to a klauspost encoder level for an
 // input of size bytes. klauspost has four speeds; each libzstd level gets

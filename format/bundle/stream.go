@@ -264,9 +264,12 @@ func CompressTo(w io.WriterAt, src io.Reader, size int64, o CompressOptions) (He
 	in := io.TeeReader(io.LimitReader(src, size), md)
 	ow := &offsetWriter{w: w, off: int64(h.Size())}
 	var err error
-	if o.Zlib {
+	switch {
+	case o.Zlib:
 		err = streamZlib(ow, in, o.Level)
-	} else {
+	case o.External != nil && o.Level >= ExternalFrom:
+		err = o.External(ow, countReader{in, &ow.in}, size, o.Level)
+	default:
 		err = streamZstd(ow, in, size, o)
 	}
 	if err != nil {

@@ -23,6 +23,7 @@ type Cmd struct {
 	Args   []string
 	Dir    string
 	Env    []string  // nil: inherit
+	Stdin  io.Reader // nil: empty
 	Stdout io.Writer // nil: discarded
 	Stderr io.Writer // nil: discarded (still captured into *Error)
 }
@@ -138,6 +139,7 @@ func (Exec) Run(ctx context.Context, c *Cmd) error {
 	cmd.Args[0] = c.Args[0]
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
+	cmd.Stdin = c.Stdin
 	cmd.Stdout = c.Stdout
 	var capture capBuffer
 	if c.Stderr != nil {

@@ -3,9 +3,12 @@ package bundler
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/offload-kit/offload-kit/format/bundle"
 )
@@ -303,5 +306,46 @@ func TestListOrderLongIDs(t *testing.T) {
 	lo := runOurs(t, dir, nil, "-list", "-type=bc", "-input=short.bc")
 	if lt != lo {
 		t.Fatalf("short:\ntheirs %+v\nours %+v", lt, lo)
+	}
+}
+
+// TestHighLevelsUseZstdProgram: at levels 17–22 the zstd program (on
+// PATH) compresses, so the size matches libzstd's; both tools unbundle
+// each other's output. Without it on PATH, klauspost's best level is used.
+func TestHighLevelsUseZstdProgram(t *testing.T) {
+	needOracle(t)
+	if _, err := exec.LookPath("zstd"); err != nil {
+		t.Fatal("the zstd program is required (scripts/install-deps.sh installs it)")
+	}
+	dir := t.TempDir()
+	write(t, dir, "dev.bin", realCode(t, 1<<20))
+	targets := "-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a"
+	path := []string{"PATH=" + os.Getenv("PATH")}
+	for _, lvl := range []string{"17", "19", "22"} {
+		t.Run(lvl, func(t *testing.T) {
+			base := []string{"-type=o", targets, "-input=/dev/null", "-input=dev.bin", "-compress", "-compression-level=" + lvl}
+			require.Equal(t, 0, runTheirs(t, dir, nil, append(base, "-output=t.ccob")...).code)
+			require.Equal(t, 0, runOurs(t, dir, path, append(base, "-output=o.ccob")...).code)
+			require.Equal(t, 0, runOurs(t, dir, []string{"PATH=/nonexistent"}, append(base, "-output=k.ccob")...).code)
+			th, err := bundle.ParseHeader(read(t, dir, "t.ccob"))
+			require.NoError(t, err)
+			oh, err := bundle.ParseHeader(read(t, dir, "o.ccob"))
+			require.NoError(t, err)
+			kh, err := bundle.ParseHeader(read(t, dir, "k.ccob"))
+			require.NoError(t, err)
+			require.Equal(t, th.UncompressedSize, oh.UncompressedSize)
+			require.Equal(t, th.Hash, oh.Hash)
+			ratio := float64(oh.TotalFileSize) / float64(th.TotalFileSize)
+			t.Logf("level %s: theirs %d, ours %d (%.3f), klauspost only %d (%.3f)", lvl, th.TotalFileSize, oh.TotalFileSize, ratio,
+				kh.TotalFileSize, float64(kh.TotalFileSize)/float64(th.TotalFileSize))
+			require.LessOrEqual(t, ratio, 1.05)
+			for _, src := range []string{"o.ccob", "k.ccob"} {
+				u := []string{"-unbundle", "-type=o", "-targets=hip-amdgcn-amd-amdhsa--gfx90a", "-input=" + src}
+				require.Equal(t, 0, runTheirs(t, dir, nil, append(u, "-output=tu")...).code, src)
+				require.Equal(t, 0, runOurs(t, dir, nil, append(u, "-output=ou")...).code, src)
+				require.Equal(t, read(t, dir, "dev.bin"), read(t, dir, "tu"))
+				require.Equal(t, read(t, dir, "dev.bin"), read(t, dir, "ou"))
+			}
+		})
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/offload-kit/offload-kit/format/ar"
 	"github.com/offload-kit/offload-kit/format/bundle"
 	"github.com/offload-kit/offload-kit/internal/atomicfile"
+	"github.com/offload-kit/offload-kit/internal/run"
 )
 
 // config is OffloadBundlerConfig: defaults, then the environment, then
@@ -342,7 +343,7 @@ func (c *config) bundle(env *Env) error {
 	if !c.compress {
 		return writeOutput(env, out, writeBundle)
 	}
-	opts := bundle.CompressOptions{Version: c.version, Zlib: c.method == bundle.Zlib, Level: c.level}
+	opts := bundle.CompressOptions{Version: c.version, Zlib: c.method == bundle.Zlib, Level: c.level, External: c.externalZstd(env)}
 	start := c.now()
 	var hdr bundle.Header
 	err = writeOutputAt(env, out, func(w io.WriterAt) error {
@@ -360,6 +361,29 @@ func (c *config) bundle(env *Env) error {
 		c.printCompressStats(env, hdr, int64(hdr.TotalFileSize)-int64(hdr.Size()), c.now().Sub(start))
 	}
 	return nil
+}
+
+// externalZstd compresses with the zstd program, when it is on PATH, at
+// the levels where klauspost falls short of libzstd (bundle.ExternalFrom
+// and up: 23–33% larger at 17–22): one long-distance-matching stream as
+// the reference writes, multithreaded, without a content checksum.
+func (c *config) externalZstd(env *Env) func(io.Writer, io.Reader, int64, int) error {
+	path, _ := env.getenv("PATH")
+	prog, ok := run.FindProgram("zstd", nil, path)
+	if !ok {
+		return nil
+	}
+	return func(dst io.Writer, src io.Reader, size int64, level int) error {
+		args := []string{prog, "-q", "-c", "-T0", "--no-check", "--long", fmt.Sprintf("--stream-size=%d", size)}
+		if level > 19 {
+			args = append(args, "--ultra")
+		}
+		args = append(args, fmt.Sprintf("-%d", level), "-")
+		if err := (run.Exec{}).Run(c.ctx, &run.Cmd{Args: args, Stdin: src, Stdout: dst}); err != nil {
+			return fmt.Errorf("compressing with %v", err)
+		}
+		return nil
+	}
 }
 
 func (c *config) bundleObject(env *Env, ins []*input, out string) error {
