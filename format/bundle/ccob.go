@@ -236,7 +236,9 @@ const ExternalFrom = 17
 // "default" is 6% larger), 4 → better, 5 and up → best. Measured on 8 MiB
 // of libLLVM (ours/theirs): level 5 1.021 (better would be 1.052), 6 1.049,
 // 7 1.051, 8–16 1.03–1.05; from 17 libzstd's optimal parser pulls away
-// (1.23 at 17, 1.33 at 19–22), which no klauspost level reaches. 0 is
+// (1.23 at 17, 1.33 at 19–22), which no klauspost level reaches (see
+// CompressOptions.External, which the bundler fills with the zstd
+// program). 0 is
 // libzstd's default (3); negative levels are the fastest setting.
 func zstdLevel(l int, size int64) zstd.EncoderLevel {
 	switch {
