@@ -261,6 +261,7 @@ func (c *config) unbundleStream(env *Env, in *input) error {
 		defer d.releaseView()
 	default:
 		<-d.done
+		d.releaseView() // undecided when decoding failed early
 		if d.err == nil {
 			var m *mmapfile.File
 			if m, err = mmapfile.FromFile(d.tmp, in.name); err == nil {
