@@ -5,16 +5,15 @@ import (
 	"unsafe"
 )
 
-// PageSize is the granularity of Anon, Release and Resident.
+// PageSize is the granularity of Anon, Release and Move.
 const PageSize = 4096
 
 // Anon reserves size bytes of private anonymous memory without committing
 // it: pages become resident only when written, and Release gives them
 // back. Unlike a Go allocation, the memory is never zeroed eagerly nor
 // seen by the garbage collector. Transparent huge pages are asked for
-// (fewer faults and TLB misses for a large buffer), so residency (see
-// Resident) may run up to 2 MiB ahead of what has been written. Free it
-// with Unmap.
+// (fewer faults and TLB misses for a large buffer), so residency may run
+// up to 2 MiB ahead of what has been written. Free it with Unmap.
 func Anon(size int) ([]byte, error) {
 	size = (size + PageSize - 1) &^ (PageSize - 1)
 	b, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
@@ -42,19 +41,31 @@ func Release(b []byte) {
 	syscall.Syscall(syscall.SYS_MADVISE, start, end-start, syscall.MADV_DONTNEED)
 }
 
-// Resident reports, for each page of the page-aligned b, whether it is
-// resident, into vec (one byte per page, bit 0; len(vec) ≥ pages).
-func Resident(b, vec []byte) error {
-	if len(b) == 0 {
-		return nil
-	}
-	_, _, e := syscall.Syscall(syscall.SYS_MINCORE, uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)), uintptr(unsafe.Pointer(unsafe.SliceData(vec))))
-	if e != 0 {
-		return e
-	}
-	return nil
-}
-
 // Mapped reports whether Data is a file mapping (Release may then be
 // used on it: dropped pages fault back in from the file).
 func (m *File) Mapped() bool { return m != nil && m.mapped }
+
+// HugePage is the size of a transparent huge page, the unit Move works
+// best with (whole aligned huge pages move as one page-table entry).
+const HugePage = 2 << 20
+
+// Move moves the pages of from onto to (equal lengths, page-aligned,
+// both inside mappings made by Anon), without copying or zeroing them:
+// to gets from's contents and from becomes a hole that must not be
+// touched again. Whatever was at to is discarded.
+func Move(from, to []byte) error {
+	if len(from) != len(to) || len(from) == 0 {
+		return syscall.EINVAL
+	}
+	const mremapMaymove, mremapFixed = 1, 2
+	f := uintptr(unsafe.Pointer(unsafe.SliceData(from)))
+	t := uintptr(unsafe.Pointer(unsafe.SliceData(to)))
+	r, _, e := syscall.Syscall6(syscall.SYS_MREMAP, f, uintptr(len(from)), uintptr(len(to)), mremapMaymove|mremapFixed, t, 0)
+	if e != 0 {
+		return e
+	}
+	if r != t {
+		return syscall.EINVAL
+	}
+	return nil
+}
