@@ -145,7 +145,20 @@ type Limits struct {
 	// SkipVerify disables the size and hash check (the reference only
 	// reports a hash mismatch in verbose mode).
 	SkipVerify bool
+	// Hash says what to do with the MD5 of the output.
+	Hash HashCheck
 }
+
+// HashCheck is what a decoder does with the truncated MD5 a CCOB header
+// records. clang-offload-bundler computes it only with -verbose, and then
+// only prints whether it matches.
+type HashCheck uint8
+
+const (
+	HashVerify  HashCheck = iota // compute it; a mismatch is an ErrChecksum error
+	HashCompute                  // compute it (Reader.Sum, Decompressed.Hash), never fail on it
+	HashSkip                     // neither: Sum is 0
+)
 
 const defaultMaxSize = 64 << 30
 

@@ -29,7 +29,9 @@ type Reader struct {
 	md     hash.Hash
 	n      uint64
 	verify bool
-	err    error
+	// checkHash fails the stream on an MD5 mismatch (Limits.Hash).
+	checkHash bool
+	err       error
 }
 
 // NewReader opens the CCOB blob at the start of buf. The same limits as
@@ -63,7 +65,10 @@ func newReader(h Header, payload io.Reader, payloadLen int64, lim Limits) (*Read
 	if err := checkLimits(h, payloadLen, lim); err != nil {
 		return nil, err
 	}
-	rd := &Reader{Header: h, md: md5.New(), verify: !lim.SkipVerify}
+	rd := &Reader{Header: h, verify: !lim.SkipVerify, checkHash: !lim.SkipVerify && lim.Hash == HashVerify}
+	if lim.Hash != HashSkip {
+		rd.md = md5.New()
+	}
 	switch h.Method {
 	case Zstd:
 		conc := 1
@@ -128,7 +133,9 @@ func (r *Reader) Read(p []byte) (int, error) {
 		p = p[:left]
 	}
 	n, err := r.r.Read(p)
-	r.md.Write(p[:n])
+	if r.md != nil {
+		r.md.Write(p[:n])
+	}
 	r.n += uint64(n)
 	if r.verify && r.n > r.Header.UncompressedSize {
 		r.err = &format.FormatError{Off: 8, Msg: fmt.Sprintf("decompressed data exceeds the %d bytes the header records", r.Header.UncompressedSize), Err: ErrChecksum}
@@ -143,7 +150,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 		if r.verify {
 			if r.n != r.Header.UncompressedSize {
 				r.err = &format.FormatError{Off: 8, Msg: fmt.Sprintf("decompressed %d bytes, header says %d", r.n, r.Header.UncompressedSize), Err: ErrChecksum}
-			} else if got := r.Sum(); got != r.Header.Hash {
+			} else if got := r.Sum(); r.checkHash && got != r.Header.Hash {
 				r.err = &format.FormatError{Off: int64(r.Header.Size() - 8), Msg: fmt.Sprintf("hash %#016x, header says %#016x", got, r.Header.Hash), Err: ErrChecksum}
 			}
 		}
@@ -169,7 +176,9 @@ func (r *Reader) WriteTo(w io.Writer) (int64, error) {
 	hashed := make(chan struct{})
 	go func() {
 		for b := range todo {
-			r.md.Write(b)
+			if r.md != nil {
+				r.md.Write(b)
+			}
 			free <- b[:cap(b)]
 		}
 		close(hashed)
@@ -210,7 +219,7 @@ func (r *Reader) WriteTo(w io.Writer) (int64, error) {
 			if r.n != r.Header.UncompressedSize {
 				return total, &format.FormatError{Off: 8, Msg: fmt.Sprintf("decompressed %d bytes, header says %d", r.n, r.Header.UncompressedSize), Err: ErrChecksum}
 			}
-			if got := r.Sum(); got != r.Header.Hash {
+			if got := r.Sum(); r.checkHash && got != r.Header.Hash {
 				return total, &format.FormatError{Off: int64(r.Header.Size() - 8), Msg: fmt.Sprintf("hash %#016x, header says %#016x", got, r.Header.Hash), Err: ErrChecksum}
 			}
 		}
@@ -225,8 +234,12 @@ func (r *Reader) WriteTo(w io.Writer) (int64, error) {
 	return total, format.Errorf(int64(r.Header.Size()), format.ErrCorrupt, "Could not decompress embedded file contents: %v", werr)
 }
 
-// Sum is the truncated MD5 of what has been read so far.
+// Sum is the truncated MD5 of what has been read so far (0 with
+// HashSkip).
 func (r *Reader) Sum() uint64 {
+	if r.md == nil {
+		return 0
+	}
 	var s [16]byte
 	r.md.Sum(s[:0])
 	return binary.LittleEndian.Uint64(s[:8])
