@@ -3,6 +3,7 @@ package bundler
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -47,15 +48,17 @@ func TestHostFromDevNull(t *testing.T) {
 	}
 }
 
-// TestStreamingUnbundleRejectsCorruption: the streaming path (a CCOB file
-// decoded to a temporary) still verifies size and hash and leaves no
-// output when they do not match.
-func TestStreamingUnbundleRejectsCorruption(t *testing.T) {
+// TestStreamingUnbundleHashAndSize: like clang-offload-bundler, the
+// streaming path (a CCOB file decoded straight into the outputs) does not
+// check the stored hash (the reference only computes it for -verbose, and
+// then only prints whether it matches); a wrong uncompressed size is still
+// an error here, leaving no output.
+func TestStreamingUnbundleHashAndSize(t *testing.T) {
 	needOracle(t)
 	d := t.TempDir()
-	code := make([]byte, 1<<20)
+	code := make([]byte, 20<<20) // past the 16 MiB windowed-decoding threshold
 	for i := range code {
-		code[i] = byte(i*7 + i/3)
+		code[i] = byte(i*7 + i/3 + i>>13)
 	}
 	write(t, d, "dev.o", code)
 	res := runTheirs(t, d, nil, "-type=o", "-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a",
@@ -70,10 +73,32 @@ func TestStreamingUnbundleRejectsCorruption(t *testing.T) {
 	bad := append([]byte(nil), good...)
 	bad[24] ^= 0xff // the stored hash
 	write(t, d, "x.hipfb", bad)
-	require.NoError(t, os.Remove(filepath.Join(d, "out.o")))
+	for _, verbose := range []bool{false, true} {
+		args := un
+		if verbose {
+			args = append(append([]string{}, un...), "-verbose")
+		}
+		theirs := runTheirs(t, d, nil, args...)
+		theirsOut := read(t, d, "out.o")
+		require.NoError(t, os.Remove(filepath.Join(d, "out.o")))
+		ours := runOurs(t, d, nil, args...)
+		assert.Equal(t, theirs.code, ours.code)
+		assert.Equal(t, 0, ours.code, ours.stderr)
+		assert.Equal(t, theirsOut, read(t, d, "out.o"))
+		speed := regexp.MustCompile(`(?m)^Decompression speed: .*\n`)
+		assert.Equal(t, speed.ReplaceAllString(theirs.stderr, ""), speed.ReplaceAllString(ours.stderr, ""))
+		if verbose {
+			assert.Contains(t, ours.stderr, "Hashes match: No")
+		}
+		require.NoError(t, os.Remove(filepath.Join(d, "out.o")))
+	}
+
+	bad = append([]byte(nil), good...)
+	bad[16]++ // the uncompressed size
+	write(t, d, "x.hipfb", bad)
 	got := runOurs(t, d, nil, un...)
 	assert.Equal(t, 1, got.code)
-	assert.Contains(t, got.stderr, "hash")
+	assert.Contains(t, got.stderr, "header says")
 	_, err := os.Stat(filepath.Join(d, "out.o"))
 	assert.True(t, os.IsNotExist(err), "no output after a failed check")
 }

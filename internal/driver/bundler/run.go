@@ -454,7 +454,13 @@ func (c *config) decompressInput(env *Env, data []byte) ([]byte, *bundle.Header,
 		return data, nil, nil
 	}
 	start := c.now()
-	d, err := bundle.Decompress(data, bundle.Limits{})
+	// The reference computes the hash only for -verbose, and only prints
+	// whether it matches.
+	lim := bundle.Limits{Hash: bundle.HashSkip}
+	if c.verbose {
+		lim.Hash = bundle.HashCompute
+	}
+	d, err := bundle.Decompress(data, lim)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -121,7 +121,7 @@ func (c *config) startDemux(env *Env, in *input) *demux {
 		}
 	}
 	go func() {
-		_, err := bundle.DecodeTo(in.data, bundle.DecodeOptions{InputMapped: in.m.Mapped()}, d.sink)
+		_, err := bundle.DecodeTo(in.data, bundle.DecodeOptions{InputMapped: in.m.Mapped(), Limits: bundle.Limits{Hash: bundle.HashSkip}}, d.sink)
 		if err == nil && d.mode == undecided {
 			err = d.decide(true)
 		}
