@@ -659,8 +659,7 @@ func (p *parser) install(f field, t *table) {
 	base := uint16(f) * 512
 	dst := p.work[base : base+512]
 	for i, e := range t.e[:1<<t.log] {
-		e.next += base
-		dst[i] = e
+		dst[i] = e + entry(base)<<48
 	}
 	p.log[f] = t.log
 	p.have[f] = true
@@ -712,19 +711,20 @@ func (p *parser) sequences(b *blk, at int, stream []byte, nseq int) *Error {
 	seqs = seqs[:nseq]
 	last := nseq - 1
 	for n := range seqs {
-		le, oe, me := work[llS&2047], work[ofS&2047], work[mlS&2047]
-		ofv := uint64(oe.base) + (val<<(bc&63))>>1>>((63-uint(oe.extra))&63)
-		bc += uint(oe.extra)
+		le, oe, me := uint64(work[llS&2047]), uint64(work[ofS&2047]), uint64(work[mlS&2047])
+		// Extra bits: offset, match length, literal length, in that order.
+		ofv := uint64(uint32(oe)) + (val<<(bc&63))>>1>>((63-(oe>>32&0xff))&63)
+		bc += uint(oe >> 32 & 0xff)
 		if bc > 32 {
 			k := min(int(bc>>3), ptr)
 			ptr -= k
 			bc -= uint(k) << 3
 			val = binary.LittleEndian.Uint64(buf[ptr : ptr+8])
 		}
-		mlv := uint64(me.base) + (val<<(bc&63))>>1>>((63-uint(me.extra))&63)
-		bc += uint(me.extra)
-		llv := uint64(le.base) + (val<<(bc&63))>>1>>((63-uint(le.extra))&63)
-		bc += uint(le.extra)
+		mlv := uint64(uint32(me)) + (val<<(bc&63))>>1>>((63-(me>>32&0xff))&63)
+		bc += uint(me >> 32 & 0xff)
+		llv := uint64(uint32(le)) + (val<<(bc&63))>>1>>((63-(le>>32&0xff))&63)
+		bc += uint(le >> 32 & 0xff)
 		if bc > 38 {
 			k := min(int(bc>>3), ptr)
 			ptr -= k
@@ -767,12 +767,12 @@ func (p *parser) sequences(b *blk, at int, stream []byte, nseq int) *Error {
 		}
 		seqs[n] = seq{uint32(llv), uint32(mlv), uint32(off)}
 		if n < last { // no state update after the last sequence
-			llS = uint64(le.next) + (val<<(bc&63))>>1>>((63-uint(le.nb))&63)
-			bc += uint(le.nb)
-			mlS = uint64(me.next) + (val<<(bc&63))>>1>>((63-uint(me.nb))&63)
-			bc += uint(me.nb)
-			ofS = uint64(oe.next) + (val<<(bc&63))>>1>>((63-uint(oe.nb))&63)
-			bc += uint(oe.nb)
+			llS = le>>48 + (val<<(bc&63))>>1>>((63-(le>>40&0xff))&63)
+			bc += uint(le >> 40 & 0xff)
+			mlS = me>>48 + (val<<(bc&63))>>1>>((63-(me>>40&0xff))&63)
+			bc += uint(me >> 40 & 0xff)
+			ofS = oe>>48 + (val<<(bc&63))>>1>>((63-(oe>>40&0xff))&63)
+			bc += uint(oe >> 40 & 0xff)
 			k := min(int(bc>>3), ptr)
 			ptr -= k
 			bc -= uint(k) << 3

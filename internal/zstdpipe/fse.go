@@ -61,14 +61,15 @@ func codeValue(f field, code int) (base uint32, extra uint8) {
 	return 1 << uint(code), uint8(code)
 }
 
-// entry is one state of a sequence decoding table: the code's baseline
-// and extra bits folded in, plus the FSE transition (next state is
-// next + the low nb bits read from the stream).
-type entry struct {
-	base  uint32
-	extra uint8
-	nb    uint8
-	next  uint16
+// entry is one state of a sequence decoding table, packed in one word so
+// that the decoding loop holds it in one register: the code's baseline
+// (bits 0–31) and extra bits (32–39) folded in, plus the FSE transition:
+// the next state is next (48–63) + the low nb (40–47) bits read from the
+// stream.
+type entry uint64
+
+func mkEntry(base uint32, extra, nb uint8, next uint16) entry {
+	return entry(base) | entry(extra)<<32 | entry(nb)<<40 | entry(next)<<48
 }
 
 // table is a decoding table for one field; log is its accuracy log (the
@@ -116,7 +117,7 @@ func (t *table) build(f field, norm []int16, log uint8) bool {
 		next[s]++
 		nb := log - uint8(bits.Len16(n)-1)
 		base, extra := codeValue(f, int(s))
-		t.e[u] = entry{base: base, extra: extra, nb: nb, next: uint16((int(n) << nb) - size)}
+		t.e[u] = mkEntry(base, extra, nb, uint16((int(n)<<nb)-size))
 	}
 	return true
 }
@@ -125,7 +126,7 @@ func (t *table) build(f field, norm []int16, log uint8) bool {
 func (t *table) buildRLE(f field, code int) {
 	t.log = 0
 	base, extra := codeValue(f, code)
-	t.e[0] = entry{base: base, extra: extra}
+	t.e[0] = mkEntry(base, extra, 0, 0)
 }
 
 // readNCount reads an FSE table description (RFC 8878 §4.1.1) for field
