@@ -50,17 +50,20 @@ func (m *File) Mapped() bool { return m != nil && m.mapped }
 const HugePage = 2 << 20
 
 // Move moves the pages of from onto to (equal lengths, page-aligned,
-// both inside mappings made by Anon), without copying or zeroing them:
-// to gets from's contents and from becomes a hole that must not be
-// touched again. Whatever was at to is discarded.
+// both inside one mapping made by Anon), without copying or zeroing them:
+// to gets from's contents and from is left mapped but empty, as if never
+// touched (MREMAP_DONTUNMAP, Linux 5.7; an error before that). Whatever
+// was at to is discarded. The source stays mapped on purpose: a hole in
+// the mapping could be taken by someone else's mmap, which the final
+// Unmap would then destroy.
 func Move(from, to []byte) error {
 	if len(from) != len(to) || len(from) == 0 {
 		return syscall.EINVAL
 	}
-	const mremapMaymove, mremapFixed = 1, 2
+	const mremapMaymove, mremapFixed, mremapDontunmap = 1, 2, 4
 	f := uintptr(unsafe.Pointer(unsafe.SliceData(from)))
 	t := uintptr(unsafe.Pointer(unsafe.SliceData(to)))
-	r, _, e := syscall.Syscall6(syscall.SYS_MREMAP, f, uintptr(len(from)), uintptr(len(to)), mremapMaymove|mremapFixed, t, 0)
+	r, _, e := syscall.Syscall6(syscall.SYS_MREMAP, f, uintptr(len(from)), uintptr(len(to)), mremapMaymove|mremapFixed|mremapDontunmap, t, 0)
 	if e != 0 {
 		return e
 	}
