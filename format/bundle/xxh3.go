@@ -3,6 +3,8 @@ package bundle
 import (
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/offload-kit/offload-kit/internal/xxhash"
 )
 
 // xxh3 is XXH3-64 with seed 0 and the default secret, the hash LLVM's
@@ -29,11 +31,11 @@ const (
 	xp32a = 0x9E3779B1
 	xp32b = 0x85EBCA77
 	xp32c = 0xC2B2AE3D
-	xp64a = 11400714785074694791
-	xp64b = 14029467366897019727
-	xp64c = 1609587929392839161
-	xp64d = 9650029242287828579
-	xp64e = 2870177450012600261
+	xp64a = xxhash.P1
+	xp64b = xxhash.P2
+	xp64c = xxhash.P3
+	xp64d = xxhash.P4
+	xp64e = xxhash.P5
 	xmx1  = 0x165667919E3779F9
 	xmx2  = 0x9FB21C651E98DF25
 )
@@ -44,15 +46,6 @@ func le32(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
 func fold64(a, b uint64) uint64 {
 	hi, lo := bits.Mul64(a, b)
 	return hi ^ lo
-}
-
-func xxh64Avalanche(h uint64) uint64 {
-	h ^= h >> 33
-	h *= xp64b
-	h ^= h >> 29
-	h *= xp64c
-	h ^= h >> 32
-	return h
 }
 
 func xxh3Avalanche(h uint64) uint64 {
@@ -71,11 +64,11 @@ func xxh3(in []byte) uint64 {
 	n := len(in)
 	switch {
 	case n == 0:
-		return xxh64Avalanche(le64(s[56:]) ^ le64(s[64:]))
+		return xxhash.Avalanche(le64(s[56:]) ^ le64(s[64:]))
 	case n <= 3:
 		c := uint32(in[0])<<16 | uint32(in[n>>1])<<24 | uint32(in[n-1]) | uint32(n)<<8
 		flip := uint64(le32(s) ^ le32(s[4:]))
-		return xxh64Avalanche(uint64(c) ^ flip)
+		return xxhash.Avalanche(uint64(c) ^ flip)
 	case n <= 8:
 		a := uint64(le32(in[n-4:])) | uint64(le32(in))<<32
 		acc := (le64(s[8:]) ^ le64(s[16:])) ^ a

@@ -19,6 +19,8 @@ import (
 	"sync/atomic"
 
 	"github.com/klauspost/compress/huff0"
+
+	"github.com/offload-kit/offload-kit/internal/xxhash"
 )
 
 // Slack is how many bytes past limit Decode may write scratch bytes to:
@@ -112,7 +114,7 @@ func Decode(dst, src []byte, limit int, o Options) (int, error) {
 	p := &parser{src: src, limit: limit, maxWindow: o.MaxWindow, free: free, full: full, stop: stop}
 	go p.run()
 
-	var x xxh64
+	var x xxhash.Digest
 	n := 0
 	var err *Error
 	for b := range full {
@@ -121,7 +123,7 @@ func Decode(dst, src []byte, limit int, o Options) (int, error) {
 			break
 		}
 		if b.newFrame {
-			x.reset()
+			x.Reset()
 		}
 		switch b.kind {
 		case blkRaw:
@@ -132,9 +134,9 @@ func Decode(dst, src []byte, limit int, o Options) (int, error) {
 			execute(dst, b)
 		}
 		if b.checked {
-			x.write(dst[b.start:b.end])
-			if b.last && uint32(x.sum()) != b.want {
-				err = &Error{In: b.inEnd - 4, Out: int64(n), Msg: fmt.Sprintf("content checksum %#08x, frame says %#08x", uint32(x.sum()), b.want)}
+			x.Write(dst[b.start:b.end])
+			if b.last && uint32(x.Sum64()) != b.want {
+				err = &Error{In: b.inEnd - 4, Out: int64(n), Msg: fmt.Sprintf("content checksum %#08x, frame says %#08x", uint32(x.Sum64()), b.want)}
 				break
 			}
 		}

@@ -212,36 +212,6 @@ func TestCorruptNeverPanics(t *testing.T) {
 	}
 }
 
-func TestXXH64(t *testing.T) {
-	// Known values of XXH64 with seed 0.
-	for _, c := range []struct {
-		in   string
-		want uint64
-	}{
-		{"", 0xef46db3751d8e999},
-		{"a", 0xd24ec4f1a98c6e5b},
-		{"abc", 0x44bc2cf5ad770999},
-		{"Nobody inspects the spammish repetition", 0xfbcea83c8a378bf1},
-	} {
-		var x xxh64
-		x.reset()
-		x.write([]byte(c.in))
-		require.Equal(t, c.want, x.sum(), c.in)
-	}
-	// Streaming in pieces equals one write.
-	data := sample("random", 1000, 1)
-	var a, b xxh64
-	a.reset()
-	a.write(data)
-	b.reset()
-	for p := data; len(p) > 0; {
-		k := min(len(p), 1+len(p)%37)
-		b.write(p[:k])
-		p = p[k:]
-	}
-	require.Equal(t, a.sum(), b.sum())
-}
-
 func FuzzDecode(f *testing.F) {
 	e, _ := zstd.NewWriter(nil, zstd.WithWindowSize(1<<12), zstd.WithEncoderCRC(true))
 	for ki, kind := range kinds {
