@@ -145,14 +145,17 @@ llvm-offload-binary's syntax (file=NAME picks the output name); --triple,
 
 	var do packager.DumpOptions
 	dump := &cobra.Command{
-		Use:   "dump [--all] [--json] FILE...",
+		Use:   "dump [--all] [--json] [--no-extract] FILE...",
 		Short: "List the offload images in files (llvm-objdump --offloading)",
 		Long: `Lists every offload image in raw packages, ELF/COFF objects, executables,
 bitcode hosts and archives. The default output is byte-identical to
-llvm-objdump --offloading, without its side effect of writing bundle files.
---all adds every key and value, sizes and offsets; --json prints the schema
-documented in docs/dump-json.md. Only headers are read, so time and memory do
-not grow with payload size.`,
+llvm-objdump --offloading, side effect included: the entries of
+clang-offload-bundler bundles in an object's sections (HIP's .hip_fatbin)
+are written to <file>.<bundle>.<entry ID> ("Extracting offload bundle: ...");
+--no-extract lists only. --all adds every key and value, sizes and offsets
+and shows bundles, fatbins and HCF as a tree; --json prints the schema
+documented in docs/dump-json.md (neither writes files). Only headers are
+read for listing, so time and memory do not grow with payload size.`,
 		Args:    cobra.MinimumNArgs(1),
 		Example: "  offload-packager dump app.o libdev.a\n  offload-packager dump --json a.out",
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -162,6 +165,7 @@ not grow with payload size.`,
 	}
 	dump.Flags().BoolVar(&do.All, "all", false, "print every key and value, sizes and offsets")
 	dump.Flags().BoolVar(&do.JSON, "json", false, "print JSON (docs/dump-json.md)")
+	dump.Flags().BoolVar(&do.NoExtract, "no-extract", false, "do not write bundle entries to files (llvm-objdump does)")
 
 	var eo packager.EmbedOptions
 	embed := &cobra.Command{

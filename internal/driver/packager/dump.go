@@ -23,6 +23,10 @@ type DumpOptions struct {
 	Files []string
 	All   bool // every key and value, sizes and offsets
 	JSON  bool // the stable schema in docs/dump-json.md
+	// NoExtract skips what llvm-objdump does after listing: writing each
+	// bundle entry of the objects' bundle sections to
+	// <file>.<bundle>.<entry ID> and printing "Extracting offload bundle".
+	NoExtract bool
 }
 
 // DumpFile is one input in the JSON dump.
@@ -72,8 +76,9 @@ type dumpError struct{ msg string }
 func (e *dumpError) Error() string { return e.msg }
 
 // Dump prints the offload images in each file. The default output is
-// byte-identical to `llvm-objdump --offloading` (without its side effect
-// of writing bundle entries to the current directory).
+// byte-identical to `llvm-objdump --offloading`, including its side effect
+// of writing the entries of clang-offload-bundler bundles found in
+// sections to files (see extractBundles; NoExtract turns it off).
 func Dump(env *Env, opt DumpOptions) error {
 	var files []DumpFile
 	var firstErr error
@@ -123,6 +128,9 @@ func dumpFile(env *Env, name string, opt DumpOptions) (DumpFile, error) {
 	}
 	defer in.Close()
 	deep := opt.All || opt.JSON
+	// The default output is llvm-objdump's, side effect included: bundle
+	// entries are written next to the input. --all and --json only look.
+	extract := !deep && !opt.NoExtract
 	insp := &inspector{file: in.data}
 	emit := func(obj DumpObject) {
 		if deep {
@@ -162,6 +170,12 @@ func dumpFile(env *Env, name string, opt DumpOptions) (DumpFile, error) {
 					return df, fmt.Errorf("%s: %s", origin, err)
 				}
 				emit(obj)
+				if extract {
+					// objdump names a member's bundle files after the member.
+					if err := extractBundles(env, m.Name, data); err != nil {
+						return df, fmt.Errorf("'%s': %s", m.Name, err)
+					}
+				}
 			case format.KindOffloadBinary:
 				// objdump maps the member in place; a package that is not
 				// 8-aligned there fails OffloadBinary::create.
@@ -188,6 +202,11 @@ func dumpFile(env *Env, name string, opt DumpOptions) (DumpFile, error) {
 			}
 		}
 		emit(obj)
+		if extract {
+			if err := extractBundles(env, name, in.data); err != nil {
+				return df, fmt.Errorf("'%s': %s", name, err)
+			}
+		}
 	case format.KindBundle, format.KindCCOB, format.KindFatbin:
 		// Not objects, so llvm-objdump rejects them; we show their structure.
 		nodes := insp.contents(in.data, 0)
