@@ -695,12 +695,7 @@ func (p *parser) sequences(b *blk, at int, stream []byte, nseq int) *Error {
 	bc += uint(p.log[fieldOF])
 	mlS := 1024 + (val<<(bc&63))>>1>>((63-uint(p.log[fieldML]))&63)
 	bc += uint(p.log[fieldML])
-	{
-		k := min(int(bc>>3), ptr)
-		ptr -= k
-		bc -= uint(k) << 3
-		val = binary.LittleEndian.Uint64(buf[ptr : ptr+8])
-	}
+	val, ptr, bc = refill(buf, ptr, bc)
 	r0, r1, r2 := p.rep[0], p.rep[1], p.rep[2]
 	litLeft := uint64(b.nlit)
 	pos := uint64(p.frameOut) // frame output so far, this block included
@@ -718,20 +713,14 @@ func (p *parser) sequences(b *blk, at int, stream []byte, nseq int) *Error {
 		ofv := uint64(uint32(oe)) + (val<<(bc&63))>>1>>((63-(oe>>32&0xff))&63)
 		bc += uint(oe >> 32 & 0xff)
 		if bc > 32 {
-			k := min(int(bc>>3), ptr)
-			ptr -= k
-			bc -= uint(k) << 3
-			val = binary.LittleEndian.Uint64(buf[ptr : ptr+8])
+			val, ptr, bc = refill(buf, ptr, bc)
 		}
 		mlv := uint64(uint32(me)) + (val<<(bc&63))>>1>>((63-(me>>32&0xff))&63)
 		bc += uint(me >> 32 & 0xff)
 		llv := uint64(uint32(le)) + (val<<(bc&63))>>1>>((63-(le>>32&0xff))&63)
 		bc += uint(le >> 32 & 0xff)
 		if bc > 38 {
-			k := min(int(bc>>3), ptr)
-			ptr -= k
-			bc -= uint(k) << 3
-			val = binary.LittleEndian.Uint64(buf[ptr : ptr+8])
+			val, ptr, bc = refill(buf, ptr, bc)
 		}
 		var off uint64
 		if ofv > 3 {
@@ -775,10 +764,7 @@ func (p *parser) sequences(b *blk, at int, stream []byte, nseq int) *Error {
 			bc += uint(me >> 40 & 0xff)
 			ofS = oe>>48 + (val<<(bc&63))>>1>>((63-(oe>>40&0xff))&63)
 			bc += uint(oe >> 40 & 0xff)
-			k := min(int(bc>>3), ptr)
-			ptr -= k
-			bc -= uint(k) << 3
-			val = binary.LittleEndian.Uint64(buf[ptr : ptr+8])
+			val, ptr, bc = refill(buf, ptr, bc)
 		}
 	}
 	p.rep = [3]uint64{r0, r1, r2}
@@ -792,4 +778,13 @@ func (p *parser) sequences(b *blk, at int, stream []byte, nseq int) *Error {
 	}
 	b.size = int(pos) - p.frameOut
 	return nil
+}
+
+// refill moves the 64-bit window of a backward bitstream down past the
+// whole bytes already used (not below the start of buf).
+func refill(buf []byte, ptr int, bc uint) (uint64, int, uint) {
+	k := min(int(bc>>3), ptr)
+	ptr -= k
+	bc -= uint(k) << 3
+	return binary.LittleEndian.Uint64(buf[ptr : ptr+8]), ptr, bc
 }
