@@ -130,7 +130,9 @@ func dumpFile(env *Env, name string, opt DumpOptions) (DumpFile, error) {
 	deep := opt.All || opt.JSON
 	// The default output is llvm-objdump's, side effect included: bundle
 	// entries are written next to the input. --all and --json only look.
-	extract := !deep && !opt.NoExtract
+	// (A file:// URI names part of a file: llvm-objdump has no such
+	// input, and its bundles are listed only.)
+	extract := !deep && !opt.NoExtract && !strings.HasPrefix(name, "file://")
 	insp := &inspector{file: in.data}
 	emit := func(obj DumpObject) {
 		if deep {
