@@ -552,6 +552,16 @@ func (c *config) unbundle(env *Env) error {
 	}
 	outs := newOutSet(env)
 	defer outs.abort()
+	if in.m.Mapped() && len(data) > 0 && &data[0] == &in.data[0] {
+		// An uncompressed bundle in a regular file: entries are copied file
+		// to file (copy_file_range), so they never become resident here.
+		if f, err := os.Open(env.path(in.name)); err == nil {
+			defer f.Close()
+			if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() == int64(len(in.data)) {
+				outs.src = &decodedFile{f: f, m: in.m}
+			}
+		}
+	}
 	if err := c.unbundleData(env, data, outs); err != nil {
 		return err
 	}
