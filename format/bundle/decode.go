@@ -20,8 +20,13 @@ import (
 // Sink receives the decompressed bytes of a CCOB blob in order: off is
 // the offset of p in the decompressed stream, and p is valid only during
 // the call. An error from the sink is returned by DecodeTo unchanged (no
-// further bytes are delivered).
+// further bytes are delivered, and decoding stops soon after); a sink
+// that has seen all it needs returns ErrStop.
 type Sink func(off int64, p []byte) error
+
+// ErrStop is what a Sink returns to end decoding early; DecodeTo returns
+// it as it is (the size and hash are not checked then).
+var ErrStop = errors.New("decoding stopped by the sink")
 
 // DecodeOptions control DecodeTo.
 type DecodeOptions struct {
@@ -131,6 +136,7 @@ func decodeWindowed(h Header, payload []byte, o DecodeOptions, sink Sink) (done 
 	final.Store(-1)
 	rc := newRecycler(m[:u+zstdpipe.Slack])
 	var sinkErr error
+	var sinkStopped atomic.Bool // the sink returned ErrStop
 	followed := make(chan struct{})
 	go func() {
 		defer close(followed)
@@ -157,7 +163,13 @@ func decodeWindowed(h Header, payload []byte, o DecodeOptions, sink Sink) (done 
 					md.Write(b)
 				}
 				if sinkErr == nil {
-					sinkErr = sink(int64(done), b)
+					// Only ErrStop stops the decoder early: after any other
+					// sink error, decoding goes on so that a decompression
+					// error later in the stream is still the one reported,
+					// as with the reference (which decompresses first).
+					if sinkErr = sink(int64(done), b); errors.Is(sinkErr, ErrStop) {
+						sinkStopped.Store(true)
+					}
 				}
 				written.Store(int64(end))
 				if fin {
@@ -175,11 +187,12 @@ func decodeWindowed(h Header, payload []byte, o DecodeOptions, sink Sink) (done 
 	n, derr := zstdpipe.Decode(m, payload, u, zstdpipe.Options{
 		MaxWindow: 1 << 31,
 		Progress:  &prog,
-		AfterBlock: func(out int) {
+		AfterBlock: func(out int) bool {
 			// History out of the decoder's reach that the sink has had is
 			// dead: its pages are moved ahead of the decoder to be written
 			// again, instead of being freed and faulted back in zeroed.
 			rc.recycle(min(int(written.Load()), int(prog.Keep.Load())), out+zstdpipe.Slack)
+			return !sinkStopped.Load()
 		},
 	})
 	got := n
@@ -190,6 +203,8 @@ func decodeWindowed(h Header, payload []byte, o DecodeOptions, sink Sink) (done 
 	<-followed
 	var ze *zstdpipe.Error
 	switch {
+	case errors.Is(sinkErr, ErrStop) && (derr == nil || errors.Is(derr, zstdpipe.ErrStopped)):
+		return true, sinkErr
 	case errors.As(derr, &ze) && ze.TooLarge:
 		return true, &format.FormatError{Off: 8, Msg: "decompressed data exceeds the size the header records", Err: ErrChecksum}
 	case derr != nil:

@@ -14,6 +14,7 @@ package zstdpipe
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/bits"
 	"sync/atomic"
@@ -55,9 +56,13 @@ type Options struct {
 	Progress  *Progress // optional
 	// AfterBlock, when set, runs on the executing goroutine after each
 	// block, with Progress updated: nothing in dst at or past out+Slack has
-	// been touched yet, so the caller may rearrange pages there.
-	AfterBlock func(out int)
+	// been touched yet, so the caller may rearrange pages there. Returning
+	// false stops decoding (Decode returns ErrStopped).
+	AfterBlock func(out int) bool
 }
+
+// ErrStopped is returned by Decode when AfterBlock asked it to stop.
+var ErrStopped = errors.New("zstd decoding stopped by the caller")
 
 // Frame magic numbers.
 const (
@@ -117,6 +122,7 @@ func Decode(dst, src []byte, limit int, o Options) (int, error) {
 	var x xxhash.Digest
 	n := 0
 	var err *Error
+	stopped := false
 	for b := range full {
 		if b.err != nil {
 			err = b.err
@@ -146,14 +152,19 @@ func Decode(dst, src []byte, limit int, o Options) (int, error) {
 			o.Progress.In.Store(b.inEnd)
 			o.Progress.Keep.Store(int64(b.keep))
 		}
-		if o.AfterBlock != nil {
-			o.AfterBlock(n)
+		if o.AfterBlock != nil && !o.AfterBlock(n) {
+			stopped = true
+			free <- b
+			break
 		}
 		free <- b
 	}
-	if err != nil {
+	if err != nil || stopped {
 		close(stop)
 		for range full { // wait for the parser to stop using src
+		}
+		if err == nil {
+			return n, ErrStopped
 		}
 		return n, err
 	}

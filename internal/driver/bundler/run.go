@@ -21,6 +21,7 @@ import (
 	"github.com/offload-kit/offload-kit/format/ar"
 	"github.com/offload-kit/offload-kit/format/bundle"
 	"github.com/offload-kit/offload-kit/internal/atomicfile"
+	"github.com/offload-kit/offload-kit/internal/mmapfile"
 	"github.com/offload-kit/offload-kit/internal/run"
 )
 
@@ -696,6 +697,16 @@ func (c *config) list(env *Env, name string) error {
 				next = pos + int(hdr.TotalFileSize)
 			}
 		}
+		if ids, ok := c.listCompressedHeader(in, buf[pos:next]); ok {
+			for _, id := range ids {
+				fmt.Fprintln(&out, id)
+			}
+			if next <= pos {
+				break
+			}
+			pos = next
+			continue
+		}
 		data, _, err := c.decompressInput(env, buf[pos:next])
 		if err != nil {
 			return decompressError(name, int64(pos), err)
@@ -737,6 +748,55 @@ func (c *config) list(env *Env, name string) error {
 		pos = next
 	}
 	return nil
+}
+
+// listCompressedHeader lists a large compressed binary bundle from its
+// header alone: the payload is decoded only until the bundle header is
+// complete (clang-offload-bundler decompresses all of it, 2.6x the
+// bundle's size in memory). ok is false when that does not apply (small
+// or -verbose, not one binary bundle filling the whole decompressed
+// data, the header not within its first 16 MiB); the caller then decodes
+// everything. Damage after the header goes unnoticed here.
+func (c *config) listCompressedHeader(in *input, blob []byte) (ids []string, ok bool) {
+	if c.verbose || in.m == nil || !bytes.HasPrefix(blob, bundle.CCOBMagic) {
+		return nil, false
+	}
+	h, err := bundle.ParseHeader(blob)
+	if err != nil || h.UncompressedSize < 16<<20 || h.UncompressedSize > math.MaxInt {
+		return nil, false
+	}
+	total := int64(h.UncompressedSize)
+	var prefix []byte
+	found := false
+	errNo := errors.New("not a header-only listing")
+	_, err = bundle.DecodeTo(blob, bundle.DecodeOptions{Limits: bundle.Limits{Hash: bundle.HashSkip}}, func(off int64, p []byte) error {
+		prefix = append(prefix, p...)
+		n, done := bundle.HeaderLen(prefix, total)
+		switch {
+		case !done && len(prefix) < 16<<20:
+			return nil
+		case !done || n == 0:
+			return errNo
+		}
+		// ParseLenient checks entries against the whole bundle: give it a
+		// sparse view of that size holding the header only.
+		view, err := anonView(int(total))
+		if err != nil {
+			return errNo
+		}
+		defer mmapfile.Unmap(view)
+		copy(view, prefix[:n])
+		parsed, _ := bundle.ParseLenient(view[:total])
+		if parsed.End != total {
+			return errNo // more bundles may follow in the decompressed data
+		}
+		ids, found = parsed.IDs(), true // (IDs are copies, not views)
+		return bundle.ErrStop
+	})
+	if !errors.Is(err, bundle.ErrStop) || !found {
+		return nil, false
+	}
+	return ids, true
 }
 
 func deviceFileExt(targetID, member string) string {
