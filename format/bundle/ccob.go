@@ -186,6 +186,21 @@ type Decompressed struct {
 // UncompressedSize, which is rejected with ErrLimit when it exceeds
 // lim.MaxSize or an impossible compression ratio.
 func Decompress(buf []byte, lim Limits) (*Decompressed, error) {
+	if h, err := ParseHeader(buf); err == nil {
+		end := uint64(len(buf))
+		if h.Version >= 2 {
+			if h.TotalFileSize > end {
+				end = 0 // truncated: NewReader reports it
+			} else {
+				end = h.TotalFileSize
+			}
+		}
+		if payload := buf[min(uint64(h.Size()), end):end]; end > 0 && checkLimits(h, int64(len(payload)), lim) == nil {
+			if d, ok, err := decompressPiped(h, payload, lim); ok {
+				return d, err
+			}
+		}
+	}
 	r, err := NewReader(buf, lim)
 	if err != nil {
 		return nil, err

@@ -201,31 +201,68 @@ func decodeWindowed(h Header, payload []byte, o DecodeOptions, sink Sink) (done 
 	}
 	final.Store(int64(n))
 	<-followed
-	var ze *zstdpipe.Error
 	switch {
 	case errors.Is(sinkErr, ErrStop) && (derr == nil || errors.Is(derr, zstdpipe.ErrStopped)):
 		return true, sinkErr
+	case derr == nil && sinkErr != nil:
+		return true, sinkErr
+	}
+	var sum []byte
+	if md != nil {
+		sum = md.Sum(nil)
+	}
+	if err := pipeResult(h, derr, got, sum, o.Hash); err != nil {
+		return true, err
+	}
+	return true, sinkErr
+}
+
+// pipeResult turns the end of a zstdpipe decode of h's payload (got bytes,
+// derr, the MD5 of the output if computed) into DecodeTo's and
+// Decompress's errors.
+func pipeResult(h Header, derr error, got int, md5sum []byte, hc HashCheck) error {
+	var ze *zstdpipe.Error
+	switch {
 	case errors.As(derr, &ze) && ze.TooLarge:
-		return true, &format.FormatError{Off: 8, Msg: "decompressed data exceeds the size the header records", Err: ErrChecksum}
+		return &format.FormatError{Off: 8, Msg: "decompressed data exceeds the size the header records", Err: ErrChecksum}
 	case derr != nil:
 		off := int64(h.Size())
 		if ze != nil {
 			off += ze.In
 		}
-		return true, format.Errorf(off, format.ErrCorrupt, "Could not decompress embedded file contents: %v (after %d of %d bytes)", derr, got, u)
-	case sinkErr != nil:
-		return true, sinkErr
-	case uint64(n) != h.UncompressedSize:
-		return true, &format.FormatError{Off: 8, Msg: fmt.Sprintf("decompressed %d bytes, header says %d", n, h.UncompressedSize), Err: ErrChecksum}
+		return format.Errorf(off, format.ErrCorrupt, "Could not decompress embedded file contents: %v (after %d of %d bytes)", derr, got, h.UncompressedSize)
+	case uint64(got) != h.UncompressedSize:
+		return &format.FormatError{Off: 8, Msg: fmt.Sprintf("decompressed %d bytes, header says %d", got, h.UncompressedSize), Err: ErrChecksum}
+	case md5sum != nil && hc == HashVerify && binary.LittleEndian.Uint64(md5sum[:8]) != h.Hash:
+		return &format.FormatError{Off: int64(h.Size() - 8), Msg: fmt.Sprintf("hash %#016x, header says %#016x", binary.LittleEndian.Uint64(md5sum[:8]), h.Hash), Err: ErrChecksum}
 	}
-	if md != nil && o.Hash == HashVerify {
-		var sum [16]byte
-		md.Sum(sum[:0])
-		if got := binary.LittleEndian.Uint64(sum[:8]); got != h.Hash {
-			return true, &format.FormatError{Off: int64(h.Size() - 8), Msg: fmt.Sprintf("hash %#016x, header says %#016x", got, h.Hash), Err: ErrChecksum}
-		}
+	return nil
+}
+
+// decompressPiped is Decompress for large zstd payloads: one zstdpipe
+// pass into a buffer of exactly the declared size (klauspost's reader
+// would take its slow low-memory mode for the reference's 128 MiB window
+// and grow the output by copying). ok is false when it does not apply.
+func decompressPiped(h Header, payload []byte, lim Limits) (d *Decompressed, ok bool, err error) {
+	u := int(h.UncompressedSize)
+	if h.Method != Zstd || lim.SkipVerify || h.UncompressedSize < windowedMin || uint64(u) != h.UncompressedSize || u > math.MaxInt-zstdpipe.Slack {
+		return nil, false, nil
 	}
-	return true, nil
+	out := make([]byte, u+zstdpipe.Slack)
+	n, derr := zstdpipe.Decode(out, payload, u, zstdpipe.Options{MaxWindow: 1 << 31})
+	var sum []byte
+	if derr == nil && lim.Hash != HashSkip {
+		s := md5.Sum(out[:n])
+		sum = s[:]
+	}
+	if err := pipeResult(h, derr, n, sum, lim.Hash); err != nil {
+		return nil, true, err
+	}
+	d = &Decompressed{Header: h, Data: out[:n:n], Compressed: int64(len(payload))}
+	if sum != nil {
+		d.Hash = binary.LittleEndian.Uint64(sum[:8])
+	}
+	return d, true, nil
 }
 
 // released counts the history bytes given back or recycled early (for

@@ -183,3 +183,37 @@ func TestHeaderLen(t *testing.T) {
 		}
 	}
 }
+
+// TestDecompressLarge: Decompress takes the zstdpipe path for large zstd
+// payloads; output, hash modes and errors are those of the reader path.
+func TestDecompressLarge(t *testing.T) {
+	data := longRange(20<<20, 1<<20, 5)
+	blob := ccob(t, data, 2, zstd.WithWindowSize(1<<20))
+	sum := md5.Sum(data)
+	for _, hc := range []HashCheck{HashVerify, HashCompute, HashSkip} {
+		d, err := Decompress(blob, Limits{Hash: hc})
+		require.NoError(t, err)
+		require.True(t, bytes.Equal(data, d.Data))
+		want := binary.LittleEndian.Uint64(sum[:8])
+		if hc == HashSkip {
+			want = 0
+		}
+		require.Equal(t, want, d.Hash)
+		require.Equal(t, int64(len(blob)-32), d.Compressed)
+	}
+	bad := append([]byte(nil), blob...)
+	bad[24] ^= 1 // stored hash
+	_, err := Decompress(bad, Limits{})
+	require.ErrorIs(t, err, ErrChecksum)
+	d, err := Decompress(bad, Limits{Hash: HashCompute})
+	require.NoError(t, err)
+	require.NotEqual(t, d.Header.Hash, d.Hash)
+	bad = append([]byte(nil), blob...)
+	bad[16]++ // uncompressed size
+	_, err = Decompress(bad, Limits{Hash: HashSkip})
+	require.ErrorIs(t, err, ErrChecksum)
+	bad = append([]byte(nil), blob...)
+	bad[len(bad)/2] ^= 0xff
+	_, err = Decompress(bad, Limits{})
+	require.Error(t, err)
+}
