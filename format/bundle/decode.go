@@ -239,6 +239,9 @@ func pipeResult(h Header, derr error, got int, md5sum []byte, hc HashCheck) erro
 	return nil
 }
 
+// pipedMaxRatio bounds the expansion decompressPiped trusts a header with.
+const pipedMaxRatio = 16
+
 // decompressPiped is Decompress for large zstd payloads: one zstdpipe
 // pass into a buffer of exactly the declared size (klauspost's reader
 // would take its slow low-memory mode for the reference's 128 MiB window
@@ -246,6 +249,13 @@ func pipeResult(h Header, derr error, got int, md5sum []byte, hc HashCheck) erro
 func decompressPiped(h Header, payload []byte, lim Limits) (d *Decompressed, ok bool, err error) {
 	u := int(h.UncompressedSize)
 	if h.Method != Zstd || lim.SkipVerify || h.UncompressedSize < windowedMin || uint64(u) != h.UncompressedSize || u > math.MaxInt-zstdpipe.Slack {
+		return nil, false, nil
+	}
+	// The buffer is allocated before anything is decoded, so only for
+	// sizes real code reaches (compression ratios up to pipedMaxRatio);
+	// a header claiming more goes through the reader, whose buffer grows
+	// with the data actually decoded.
+	if h.UncompressedSize/pipedMaxRatio > uint64(len(payload)) {
 		return nil, false, nil
 	}
 	out := make([]byte, u+zstdpipe.Slack)
