@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"math/bits"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/klauspost/compress/huff0"
 
@@ -188,8 +189,20 @@ func fill(p []byte, v byte) {
 func execute(dst []byte, b *blk) {
 	lits := b.lits
 	op, lp := b.start, 0
+	dbase, lbase := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(lits))
 	for _, s := range b.seqs {
 		ll := int(s.ll)
+		// The common case (short literals, a short match at least 16 back)
+		// in two 16-byte moves, with one combined bounds check instead of
+		// one per slice: the moves stay inside dst and lits.
+		if ml, off := int(s.ml), int(s.off); ll <= 16 && ml <= 16 && off >= 16 && off <= op+ll && op+ll+16 <= len(dst) && lp+16 <= len(lits) {
+			*(*[16]byte)(unsafe.Add(dbase, op)) = *(*[16]byte)(unsafe.Add(lbase, lp))
+			op += ll
+			lp += ll
+			*(*[16]byte)(unsafe.Add(dbase, op)) = *(*[16]byte)(unsafe.Add(dbase, op-off))
+			op += ml
+			continue
+		}
 		if ll <= 16 {
 			*(*[16]byte)(dst[op:]) = *(*[16]byte)(lits[lp:])
 		} else {
