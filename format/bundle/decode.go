@@ -202,7 +202,9 @@ func decodeWindowed(h Header, payload []byte, o DecodeOptions, sink Sink) (done 
 	final.Store(int64(n))
 	<-followed
 	switch {
-	case errors.Is(sinkErr, ErrStop) && (derr == nil || errors.Is(derr, zstdpipe.ErrStopped)):
+	case errors.Is(sinkErr, ErrStop):
+		// The sink has what it needs, all of it decoded before any damage
+		// the decoder may have run into further on.
 		return true, sinkErr
 	case derr == nil && sinkErr != nil:
 		return true, sinkErr

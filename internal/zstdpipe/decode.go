@@ -93,7 +93,11 @@ type blk struct {
 	start int // output offset of the block
 	end   int
 	keep  int // output before this offset is out of reach after the block
-	inEnd int64
+	// For the executor's offset checks: where the block's frame starts in
+	// the output, its window, and the input offset of the sequences.
+	frameStart, window int
+	seqAt              int64
+	inEnd              int64
 	// Frame bookkeeping for the content checksum.
 	newFrame, checked, last bool
 	want                    uint32
@@ -124,6 +128,7 @@ func Decode(dst, src []byte, limit int, o Options) (int, error) {
 	n := 0
 	var err *Error
 	stopped := false
+	var rep [3]int // repeat offsets, carried across a frame's blocks
 	for b := range full {
 		if b.err != nil {
 			err = b.err
@@ -131,6 +136,7 @@ func Decode(dst, src []byte, limit int, o Options) (int, error) {
 		}
 		if b.newFrame {
 			x.Reset()
+			rep = [3]int{1, 4, 8}
 		}
 		switch b.kind {
 		case blkRaw:
@@ -138,7 +144,13 @@ func Decode(dst, src []byte, limit int, o Options) (int, error) {
 		case blkRLE:
 			fill(dst[b.start:b.end], b.rle)
 		default:
-			execute(dst, b)
+			if e := execute(dst, b, &rep); e != nil {
+				e.Out = int64(n)
+				err = e
+			}
+		}
+		if err != nil {
+			break
 		}
 		if b.checked {
 			x.Write(dst[b.start:b.end])
@@ -182,20 +194,48 @@ func fill(p []byte, v byte) {
 	}
 }
 
-// execute writes a compressed block's output. The parser has checked
-// every length and offset, so the only bounds left are the ones Go checks
-// anyway; 16-byte moves may write up to 15 bytes past the sequence they
-// belong to, into output that is not final yet (or Slack).
-func execute(dst []byte, b *blk) {
+// execute writes a compressed block's output. It resolves the repeat
+// offsets (rep, carried across the frame's blocks) and checks each offset
+// against the frame's output so far and the window; the parser has
+// checked the lengths. 16-byte moves may write up to 15 bytes past the
+// sequence they belong to, into output that is not final yet (or Slack).
+func execute(dst []byte, b *blk, rep *[3]int) *Error {
 	lits := b.lits
 	op, lp := b.start, 0
 	dbase, lbase := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(lits))
-	for _, s := range b.seqs {
+	r0, r1, r2 := rep[0], rep[1], rep[2]
+	fs, win := b.frameStart, b.window
+	for n, s := range b.seqs {
 		ll := int(s.ll)
+		var off int
+		if ofv := int(s.off); ofv > 3 {
+			off = ofv - 3
+			r0, r1, r2 = off, r0, r1
+		} else {
+			if ll == 0 {
+				ofv++
+			}
+			switch ofv {
+			case 1:
+				off = r0
+			case 2:
+				off = r1
+				r0, r1 = off, r0
+			case 3:
+				off = r2
+				r0, r1, r2 = off, r0, r1
+			default:
+				off = r0 - 1
+				r0, r1, r2 = off, r0, r1
+			}
+		}
+		if off <= 0 || off > op+ll-fs || off > win {
+			return &Error{In: b.seqAt, Msg: fmt.Sprintf("sequence %d: offset %d reaches before the frame's output or window", n, off)}
+		}
 		// The common case (short literals, a short match at least 16 back)
 		// in two 16-byte moves, with one combined bounds check instead of
 		// one per slice: the moves stay inside dst and lits.
-		if ml, off := int(s.ml), int(s.off); ll <= 16 && ml <= 16 && off >= 16 && off <= op+ll && op+ll+16 <= len(dst) && lp+16 <= len(lits) {
+		if ml := int(s.ml); ll <= 16 && ml <= 16 && off >= 16 && off <= op+ll && op+ll+16 <= len(dst) && lp+16 <= len(lits) {
 			*(*[16]byte)(unsafe.Add(dbase, op)) = *(*[16]byte)(unsafe.Add(lbase, lp))
 			op += ll
 			lp += ll
@@ -210,7 +250,7 @@ func execute(dst []byte, b *blk) {
 		}
 		op += ll
 		lp += ll
-		ml, off := int(s.ml), int(s.off)
+		ml := int(s.ml)
 		from := op - off
 		switch {
 		case off >= 16 && ml <= 16:
@@ -235,6 +275,8 @@ func execute(dst []byte, b *blk) {
 		op += ml
 	}
 	copy(dst[op:b.end], lits[lp:b.nlit])
+	*rep = [3]int{r0, r1, r2}
+	return nil
 }
 
 // parser is the entropy-decoding goroutine.
@@ -252,7 +294,6 @@ type parser struct {
 	window   int
 	blockMax int
 	frameOut int
-	rep      [3]uint64
 	// The tables in use, one after the other (field f's states are
 	// f*512 + state, and its entries' next states carry the offset), so
 	// the decoding loop needs one base pointer; 2048 entries so that a
@@ -412,7 +453,6 @@ func (p *parser) frame(pos int) (int, *Error) {
 	p.window = int(window)
 	p.blockMax = min(p.window, maxBlock)
 	p.frameOut = 0
-	p.rep = [3]uint64{1, 4, 8}
 	p.have = [3]bool{}
 	p.huffDec = nil
 	first := true
@@ -432,6 +472,7 @@ func (p *parser) frame(pos int) (int, *Error) {
 		b.newFrame, b.checked, b.last = first, checked, last
 		first = false
 		b.start = p.out
+		b.frameStart, b.window = p.out-p.frameOut, p.window
 		switch (bh >> 1) & 3 {
 		case 0:
 			if size > p.blockMax {
@@ -720,20 +761,19 @@ func (p *parser) sequences(b *blk, at int, stream []byte, nseq int) *Error {
 	mlS := 1024 + (val<<(bc&63))>>1>>((63-uint(p.log[fieldML]))&63)
 	bc += uint(p.log[fieldML])
 	val, ptr, bc = refill(buf, ptr, bc)
-	r0, r1, r2 := p.rep[0], p.rep[1], p.rep[2]
-	litLeft := uint64(b.nlit)
-	pos := uint64(p.frameOut) // frame output so far, this block included
-	posMax := pos + uint64(p.blockMax)
-	window := uint64(p.window)
 	seqs := b.seqs[:0]
 	if cap(seqs) < nseq {
 		seqs = make([]seq, 0, nseq)
 	}
 	seqs = seqs[:nseq]
 	last := nseq - 1
+	var llSum, mlSum uint64
 	for n := range seqs {
 		le, oe, me := uint64(work[llS&2047]), uint64(work[ofS&2047]), uint64(work[mlS&2047])
 		// Extra bits: offset, match length, literal length, in that order.
+		// The offset value is stored raw: the executor resolves repeat
+		// offsets and checks offsets (fewer live values here, on the
+		// critical path).
 		ofv := uint64(uint32(oe)) + (val<<(bc&63))>>1>>((63-(oe>>32&0xff))&63)
 		bc += uint(oe >> 32 & 0xff)
 		if bc > 32 {
@@ -746,41 +786,9 @@ func (p *parser) sequences(b *blk, at int, stream []byte, nseq int) *Error {
 		if bc > 38 {
 			val, ptr, bc = refill(buf, ptr, bc)
 		}
-		var off uint64
-		if ofv > 3 {
-			off = ofv - 3
-			r0, r1, r2 = off, r0, r1
-		} else {
-			if llv == 0 {
-				ofv++
-			}
-			switch ofv {
-			case 1:
-				off = r0
-			case 2:
-				off = r1
-				r0, r1 = off, r0
-			case 3:
-				off = r2
-				r0, r1, r2 = off, r0, r1
-			default:
-				off = r0 - 1
-				r0, r1, r2 = off, r0, r1
-			}
-		}
-		if llv > litLeft {
-			return p.errAt(at, "sequence %d takes %d literals, %d left", n, llv, litLeft)
-		}
-		litLeft -= llv
-		pos += llv
-		if off-1 >= min(pos, window) { // off == 0 wraps
-			return p.errAt(at, "sequence %d: offset %d reaches before the frame's output or window", n, off)
-		}
-		pos += mlv
-		if pos > posMax {
-			return p.errAt(at, "sequence %d: block output exceeds the block maximum %d", n, p.blockMax)
-		}
-		seqs[n] = seq{uint32(llv), uint32(mlv), uint32(off)}
+		llSum += llv
+		mlSum += mlv
+		seqs[n] = seq{uint32(llv), uint32(mlv), uint32(ofv)}
 		if n < last { // no state update after the last sequence
 			llS = le>>48 + (val<<(bc&63))>>1>>((63-(le>>40&0xff))&63)
 			bc += uint(le >> 40 & 0xff)
@@ -791,16 +799,18 @@ func (p *parser) sequences(b *blk, at int, stream []byte, nseq int) *Error {
 			val, ptr, bc = refill(buf, ptr, bc)
 		}
 	}
-	p.rep = [3]uint64{r0, r1, r2}
 	b.seqs = seqs
+	b.seqAt = int64(at)
 	if consumed := (len(buf)-8-ptr)*8 + int(bc); consumed != 8*len(stream) {
 		return p.errAt(at, "sequence bitstream: %d bits used of %d", consumed, 8*len(stream))
 	}
-	pos += litLeft
-	if pos > posMax {
-		return p.errAt(at, "block output exceeds the block maximum %d", p.blockMax)
+	if llSum > uint64(b.nlit) {
+		return p.errAt(at, "sequences take %d literals, the block has %d", llSum, b.nlit)
 	}
-	b.size = int(pos) - p.frameOut
+	if size := uint64(b.nlit) + mlSum; size > uint64(p.blockMax) {
+		return p.errAt(at, "block output of %d bytes exceeds the block maximum %d", size, p.blockMax)
+	}
+	b.size = b.nlit + int(mlSum)
 	return nil
 }
 
