@@ -112,6 +112,19 @@ func ParseHeader(buf []byte) (Header, error) {
 	return h, nil
 }
 
+// Len is how many bytes of buf (which starts with the blob h was parsed
+// from) the blob occupies: TotalFileSize for v2/v3 (ParseHeader has
+// checked it fits), all of buf for v1.
+func (h Header) Len(buf []byte) int {
+	if h.Version >= 2 {
+		return int(h.TotalFileSize)
+	}
+	return len(buf)
+}
+
+// payload is the compressed data of the blob at the start of buf.
+func (h Header) payload(buf []byte) []byte { return buf[h.Size():h.Len(buf)] }
+
 // AppendHeader appends the encoded header.
 func (h Header) AppendHeader(dst []byte) []byte {
 	le := binary.LittleEndian
@@ -186,19 +199,9 @@ type Decompressed struct {
 // UncompressedSize, which is rejected with ErrLimit when it exceeds
 // lim.MaxSize or an impossible compression ratio.
 func Decompress(buf []byte, lim Limits) (*Decompressed, error) {
-	if h, err := ParseHeader(buf); err == nil {
-		end := uint64(len(buf))
-		if h.Version >= 2 {
-			if h.TotalFileSize > end {
-				end = 0 // truncated: NewReader reports it
-			} else {
-				end = h.TotalFileSize
-			}
-		}
-		if payload := buf[min(uint64(h.Size()), end):end]; end > 0 && checkLimits(h, int64(len(payload)), lim) == nil {
-			if d, ok, err := decompressPiped(h, payload, lim); ok {
-				return d, err
-			}
+	if h, err := ParseHeader(buf); err == nil && checkLimits(h, int64(len(h.payload(buf))), lim) == nil {
+		if d, ok, err := decompressPiped(h, h.payload(buf), lim); ok {
+			return d, err
 		}
 	}
 	r, err := NewReader(buf, lim)
@@ -224,11 +227,7 @@ func Decompress(buf []byte, lim Limits) (*Decompressed, error) {
 			return nil, err
 		}
 	}
-	end := uint64(len(buf))
-	if r.Header.Version >= 2 {
-		end = r.Header.TotalFileSize
-	}
-	return &Decompressed{Header: r.Header, Data: out, Compressed: int64(end) - int64(r.Header.Size()), Hash: r.Sum()}, nil
+	return &Decompressed{Header: r.Header, Data: out, Compressed: int64(len(r.Header.payload(buf))), Hash: r.Sum()}, nil
 }
 
 // CompressOptions controls Compress.

@@ -20,8 +20,9 @@ import (
 // Sink receives the decompressed bytes of a CCOB blob in order: off is
 // the offset of p in the decompressed stream, and p is valid only during
 // the call. An error from the sink is returned by DecodeTo unchanged (no
-// further bytes are delivered, and decoding stops soon after); a sink
-// that has seen all it needs returns ErrStop.
+// further bytes are delivered; a decompression error further on still
+// wins, as it would with the reference, which decompresses first). A sink
+// that has seen all it needs returns ErrStop, which also stops decoding.
 type Sink func(off int64, p []byte) error
 
 // ErrStop is what a Sink returns to end decoding early; DecodeTo returns
@@ -54,18 +55,14 @@ const windowedMin = 16 << 20
 // buffer or keeps twice the window resident; for the 128 MiB window
 // clang-offload-bundler writes that is 3× slower or twice the memory). A
 // third goroutine follows the decoder: what it has finished is hashed and
-// passed to sink, and pages older than the window are released, so at
-// most about one window of output is resident.
+// passed to sink; pages out of the decoder's reach are recycled ahead of
+// it (see recycler), so at most about one window of output is resident.
 func DecodeTo(blob []byte, o DecodeOptions, sink Sink) (Header, error) {
 	h, err := ParseHeader(blob)
 	if err != nil {
 		return h, err
 	}
-	end := uint64(len(blob))
-	if h.Version >= 2 && h.TotalFileSize <= end {
-		end = h.TotalFileSize
-	}
-	payload := blob[h.Size():end]
+	payload := h.payload(blob)
 	if err := checkLimits(h, int64(len(payload)), o.Limits); err != nil {
 		return h, err
 	}
@@ -213,10 +210,7 @@ func decodeWindowed(h Header, payload []byte, o DecodeOptions, sink Sink) (done 
 	if md != nil {
 		sum = md.Sum(nil)
 	}
-	if err := pipeResult(h, derr, got, sum, o.Hash); err != nil {
-		return true, err
-	}
-	return true, sinkErr
+	return true, pipeResult(h, derr, got, sum, o.Hash)
 }
 
 // pipeResult turns the end of a zstdpipe decode of h's payload (got bytes,

@@ -34,10 +34,7 @@ func Scan(buf []byte, lim Limits) ([]Item, error) {
 			if err != nil {
 				return nil, shift(err, pos)
 			}
-			size := len(rest)
-			if d.Header.Version >= 2 {
-				size = int(d.Header.TotalFileSize)
-			}
+			size := d.Header.Len(rest)
 			b, err := Parse(d.Data)
 			if err != nil {
 				return nil, format.WithPath("compressed bundle at "+hexOff(pos), err)

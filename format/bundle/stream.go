@@ -41,11 +41,7 @@ func NewReader(buf []byte, lim Limits) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	end := uint64(len(buf))
-	if h.Version >= 2 {
-		end = h.TotalFileSize
-	}
-	payload := buf[h.Size():end]
+	payload := h.payload(buf)
 	return newReader(h, bytes.NewReader(payload), int64(len(payload)), lim)
 }
 

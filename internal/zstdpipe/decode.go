@@ -71,7 +71,8 @@ const (
 	skippableMagic = 0x184D2A50 // low four bits free
 )
 
-// seq is one executed sequence: literal length, match length, offset.
+// seq is one sequence as decoded: literal length, match length and the
+// raw offset value (repeat offsets are resolved by the executor).
 type seq struct{ ll, ml, off uint32 }
 
 const (
@@ -85,7 +86,7 @@ type blk struct {
 	kind  int
 	data  []byte // raw: the block's bytes in src
 	rle   byte
-	size  int    // raw/RLE: output size
+	size  int    // output size
 	lits  []byte // the literals, with at least Slack readable bytes after them
 	own   []byte // literal buffer owned by the block
 	nlit  int
@@ -298,16 +299,13 @@ type parser struct {
 	// f*512 + state, and its entries' next states carry the offset), so
 	// the decoding loop needs one base pointer; 2048 entries so that a
 	// masked index needs no bounds check.
-	work      [2048]entry
-	log       [3]uint8
-	have      [3]bool
-	scratch   table
-	predef    [3]table
-	huff      *huff0.Scratch
-	huffDec   *huff0.Decoder
-	norm      [64]int16
-	bitbuf    []byte
-	predefSet bool
+	work    [2048]entry
+	log     [3]uint8
+	have    [3]bool
+	scratch table
+	huff    *huff0.Scratch
+	huffDec *huff0.Decoder
+	norm    [64]int16
 }
 
 func (p *parser) errAt(in int, format string, a ...any) *Error {
@@ -344,12 +342,6 @@ func (p *parser) fail(e *Error) {
 
 func (p *parser) run() {
 	defer close(p.full)
-	if !p.predefSet {
-		for f := fieldLL; f <= fieldML; f++ {
-			p.predef[f].build(f, defaultNorm[f], defaultLog[f])
-		}
-		p.predefSet = true
-	}
 	src := p.src
 	pos := 0
 	for pos < len(src) {
@@ -689,7 +681,7 @@ func (p *parser) compressed(b *blk, at int, in []byte) *Error {
 	for f := fieldLL; f <= fieldML; f++ {
 		switch (modes >> (6 - 2*uint(f))) & 3 {
 		case 0:
-			p.install(f, &p.predef[f])
+			p.install(f, &predefined[f])
 		case 1:
 			if len(in) < i+1 {
 				return p.errAt(at+i, "truncated RLE %s code", fieldNames[f])
@@ -736,20 +728,17 @@ func (p *parser) install(f field, t *table) {
 // resolving repeat offsets and validating each against the literals,
 // the block maximum, the window and the output so far.
 func (p *parser) sequences(b *blk, at int, stream []byte, nseq int) *Error {
-	// The stream with the eight input bytes before it (a copy with zeros
-	// when there are none), so that 64-bit loads never run off the start;
-	// reading into them is caught at the end. Bits are
+	// The stream with the eight input bytes before it (there are always at
+	// least the frame and block headers), so that 64-bit loads never run
+	// off the start; reading into them is caught at the end. Bits are
 	// read from the top of val, bc of them already used. Shift counts are
 	// masked to 63 (bc < 64 while the stream lasts; past it the values are
 	// garbage and the final length check fails), and n-bit reads shift by
 	// 1 then 63-n so that n = 0 reads nothing.
-	var buf []byte
-	if at >= 8 {
-		buf = p.src[at-8 : at+len(stream)]
-	} else {
-		buf = append(append(p.bitbuf[:0], 0, 0, 0, 0, 0, 0, 0, 0), stream...)
-		p.bitbuf = buf
+	if at < 8 {
+		return p.errAt(at, "sequence bitstream before the first block") // (cannot happen)
 	}
+	buf := p.src[at-8 : at+len(stream)]
 	ptr := len(buf) - 8
 	val := binary.LittleEndian.Uint64(buf[ptr:])
 	bc := uint(bits.LeadingZeros8(stream[len(stream)-1])) + 1

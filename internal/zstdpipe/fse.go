@@ -43,6 +43,14 @@ var (
 	mlBits = [...]uint8{1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
 )
 
+// predefined holds the decoding tables of the predefined distributions.
+var predefined = func() (t [3]table) {
+	for f := fieldLL; f <= fieldML; f++ {
+		t[f].build(f, defaultNorm[f], defaultLog[f])
+	}
+	return t
+}()
+
 // codeValue returns the baseline and extra-bit count of a code.
 func codeValue(f field, code int) (base uint32, extra uint8) {
 	switch f {

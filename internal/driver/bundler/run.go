@@ -693,8 +693,8 @@ func (c *config) list(env *Env, name string) error {
 		rest := buf[pos:]
 		next := len(buf)
 		if bytes.HasPrefix(rest, bundle.CCOBMagic) && len(rest) >= 8 {
-			if hdr, err := bundle.ParseHeader(rest); err == nil && hdr.Version >= 2 {
-				next = pos + int(hdr.TotalFileSize)
+			if hdr, err := bundle.ParseHeader(rest); err == nil {
+				next = pos + hdr.Len(rest)
 			}
 		}
 		if ids, ok := c.listCompressedHeader(in, buf[pos:next]); ok {
@@ -766,37 +766,37 @@ func (c *config) listCompressedHeader(in *input, blob []byte) (ids []string, ok 
 		return nil, false
 	}
 	total := int64(h.UncompressedSize)
-	var prefix []byte
-	found := false
-	errNo := errors.New("not a header-only listing")
-	_, err = bundle.DecodeTo(blob, bundle.DecodeOptions{Limits: bundle.Limits{Hash: bundle.HashSkip}}, func(off int64, p []byte) error {
-		prefix = append(prefix, p...)
-		n, done := bundle.HeaderLen(prefix, total)
-		switch {
-		case !done && len(prefix) < 16<<20:
-			return nil
-		case !done || n == 0:
-			return errNo
-		}
-		// ParseLenient checks entries against the whole bundle: give it a
-		// sparse view of that size holding the header only.
-		view, err := anonView(int(total))
-		if err != nil {
-			return errNo
-		}
-		defer mmapfile.Unmap(view)
-		copy(view, prefix[:n])
-		parsed, _ := bundle.ParseLenient(view[:total])
-		if parsed.End != total {
-			return errNo // more bundles may follow in the decompressed data
-		}
-		ids, found = parsed.IDs(), true // (IDs are copies, not views)
-		return bundle.ErrStop
-	})
-	if !errors.Is(err, bundle.ErrStop) || !found {
+	// The decoded front goes into a sparse view of the whole bundle, so
+	// that ParseLenient checks entries against the real size.
+	view, err := anonView(int(total))
+	if err != nil {
 		return nil, false
 	}
-	return ids, true
+	defer mmapfile.Unmap(view)
+	// The sink always stops the decoder: with the IDs, or (found false)
+	// when the full path must decode after all.
+	_, err = bundle.DecodeTo(blob, bundle.DecodeOptions{Limits: bundle.Limits{Hash: bundle.HashSkip}}, func(off int64, p []byte) error {
+		if off+int64(len(p)) > total {
+			return bundle.ErrStop
+		}
+		filled := off + int64(copy(view[off:], p))
+		n, done := bundle.HeaderLen(view[:filled], total)
+		if !done && filled < 16<<20 {
+			return nil
+		}
+		if done && n > 0 {
+			// One binary bundle filling the decompressed data; otherwise
+			// more bundles may follow, and everything is decoded.
+			if b, _ := bundle.ParseLenient(view[:total]); b.End == total {
+				ids, ok = b.IDs(), true // (IDs are copies, not views)
+			}
+		}
+		return bundle.ErrStop
+	})
+	if !errors.Is(err, bundle.ErrStop) {
+		return nil, false
+	}
+	return ids, ok
 }
 
 func deviceFileExt(targetID, member string) string {

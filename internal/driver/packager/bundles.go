@@ -98,11 +98,7 @@ func sectionBundles(sec []byte, ccob bool) ([]*bundle.Bundle, error) {
 				return nil, fmt.Errorf("in the compressed bundle at offset %#x: %v", pos, err)
 			}
 			out = append(out, inner...)
-			size := len(rest)
-			if d.Header.Version >= 2 {
-				size = int(min(d.Header.TotalFileSize, uint64(len(rest))))
-			}
-			pos += max(size, 1)
+			pos += d.Header.Len(rest)
 			continue
 		}
 		b, err := bundle.Parse(rest)
