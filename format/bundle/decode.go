@@ -192,10 +192,10 @@ func decodeWindowed(h Header, payload []byte, o DecodeOptions, sink Sink) (done 
 			return !sinkStopped.Load()
 		},
 	})
-	got := n
-	if derr != nil {
-		n = 0 // deliver nothing more
-	}
+	// Even after an error the first n bytes are final (zstdpipe reports
+	// the output of the blocks before the damage): they are all handed
+	// over, so that a sink that needs only a front part (ErrStop) gets it
+	// whatever the timing; otherwise the decompression error wins below.
 	final.Store(int64(n))
 	<-followed
 	switch {
@@ -210,7 +210,7 @@ func decodeWindowed(h Header, payload []byte, o DecodeOptions, sink Sink) (done 
 	if md != nil {
 		sum = md.Sum(nil)
 	}
-	return true, pipeResult(h, derr, got, sum, o.Hash)
+	return true, pipeResult(h, derr, n, sum, o.Hash)
 }
 
 // pipeResult turns the end of a zstdpipe decode of h's payload (got bytes,
