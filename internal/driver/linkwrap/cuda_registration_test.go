@@ -18,7 +18,7 @@ import (
 // and the RDC pair with a device global) with our linker-wrapper, without
 // a GPU or the CUDA toolkit: the device link tools found through
 // --cuda-path are stand-ins that hand back the fatbins NVIDIA's own tools
-// made on the H100 machine (shared/testdata/cuda, commands in its README).
+// made on the H100 machine (testdata/cuda, commands in its README).
 // The programs run against a recording stub libcudart; their registration
 // log must equal that of the same programs linked with LLVM's CUDA wrapper
 // object (llvm-offload-wrapper --kind=cuda + llc) around the same fatbin.

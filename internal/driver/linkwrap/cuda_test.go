@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// cudaFixtures are the CUDA 13 outputs made on the H100 machine, in the
-// shared/ folder beside the repository (see its README for the commands).
-const cudaFixtures = "../../../../shared/testdata/cuda"
+// cudaFixtures are the CUDA 13 outputs made on the H100 machine
+// (testdata/cuda/README.md has the commands).
+const cudaFixtures = "testdata/cuda"
 
 func cudaPackage(t *testing.T, dir string, files map[string]format.ImageKind) string {
 	t.Helper()

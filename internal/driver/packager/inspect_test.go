@@ -13,7 +13,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/golden from the current output")
 
-const sharedTestdata = "../../../../shared/testdata"
+// nestedTestdata holds the inputs made by tools not installed here
+// (NVIDIA's fatbinary, AdaptiveCpp); testdata/nested/README.md says how.
+const nestedTestdata = "testdata/nested"
 
 // TestNestedGolden dumps nested containers with --all and --json and
 // compares with testdata/golden (refresh with -update). Inputs: non-RDC HIP
@@ -24,8 +26,8 @@ func TestNestedGolden(t *testing.T) {
 	fx := fixtures(t)
 	d := t.TempDir()
 	copyInto(t, fx, d, "hipfb.o", "hipfbz.o", "nested.o", "nested.pkg")
-	for _, f := range []string{"cuda/saxpy.fatbin", "cuda/rdc.fatbin", "hcf/sscp.hcf", "hcf/multipass.hcf"} {
-		b, err := os.ReadFile(filepath.Join(sharedTestdata, f))
+	for _, f := range []string{"saxpy.fatbin", "rdc.fatbin", "sscp.hcf", "multipass.hcf"} {
+		b, err := os.ReadFile(filepath.Join(nestedTestdata, f))
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(d, filepath.Base(f)), b, 0o644))
 	}
