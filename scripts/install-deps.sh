@@ -3,7 +3,39 @@
 # the LLVM 22 oracle and runtimes (Debian packages) and the Go modules.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
-PKGS=(clang-22 clang-tools-22 llvm-22 lld-22 libomp-22-dev liboffload-22 liboffload-22-dev spirv-tools gcc g++ make nginx zstd libzstd-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user)
+#
+# Every file outside the repository that a test reads or runs, and the package that
+# ships it (audited with `dpkg -S`; anything else a test reads is under testdata/ or
+# made by the test in a temporary directory):
+#   clang-22        /usr/lib/llvm-22/bin/{clang,clang++,clang-22}; clang's resource headers
+#   clang-tools-22  /usr/lib/llvm-22/bin/{clang-offload-bundler,clang-offload-packager,
+#                   clang-linker-wrapper,clang-sycl-linker} (the oracles)
+#   llvm-22         /usr/lib/llvm-22/bin/{llvm-offload-binary,llvm-offload-wrapper,llvm-objdump,
+#                   llvm-readelf,llvm-readobj,llvm-nm,llvm-ar,llvm-objcopy,llvm-as,llvm-dis,
+#                   llvm-link,llvm-bcanalyzer,llvm-cat,llvm-cxxfilt,llvm-dwarfdump,llvm-split,
+#                   llvm-stress,llc,opt}
+#   libllvm22       /usr/lib/x86_64-linux-gnu/libLLVM.so.22.1 (TestCompressionSizeOnCode and the
+#                   other bundler compression tests read it as real code; llvm-22 depends on it,
+#                   named here because a test reads it; /usr/lib/llvm-22/lib/libLLVM.so.22.1 is
+#                   only a link from llvm-22-dev and is not used)
+#   lld-22          /usr/lib/llvm-22/bin/{ld.lld,lld,lld-link}
+#   libomp-22-dev   /usr/lib/llvm-22/lib/libomp.so (OpenMP end-to-end links and runs)
+#   liboffload-22   /usr/lib/llvm-22/lib/{libomptarget.so.22.1,libLLVMOffload.so.22.1} (OpenMP
+#                   offload programs run on the host device)
+#   liboffload-22-dev  /usr/lib/llvm-22/lib/libomptarget.so (the link -lomptarget resolves)
+#   spirv-tools     /usr/bin/{spirv-val,spirv-dis}
+#   gcc, g++        /usr/bin/{gcc,g++} and binutils' ld/ar/readelf (host objects, links)
+#   make            /usr/bin/make (e2e/ programs, and make install/deb)
+#   nginx           /usr/sbin/nginx (the remote-cache test; OFFLOAD_KIT_REQUIRE_NGINX=1 in CI)
+#   zstd, libzstd-dev  /usr/bin/zstd (high compression levels, decoder cross-checks)
+#   gcc-aarch64-linux-gnu, libc6-dev-arm64-cross, qemu-user
+#                   /usr/bin/aarch64-linux-gnu-gcc, /usr/aarch64-linux-gnu/lib, /usr/bin/qemu-aarch64
+#                   (registration code run on a second architecture)
+#   git             /usr/bin/git (.ci/run and the fresh-clone check clone HEAD)
+#   dpkg (essential) /usr/bin/dpkg-deb, /usr/bin/dpkg (make deb and its install test)
+#   always present: /bin/sh, /dev/null, /dev/zero, /dev/shm, /proc/{self/maps,cpuinfo,loadavg},
+#                   /etc/passwd (a file the hardening tests must not be able to write)
+PKGS=(clang-22 clang-tools-22 llvm-22 lld-22 libomp-22-dev liboffload-22 liboffload-22-dev spirv-tools gcc g++ make nginx zstd libzstd-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libllvm22 git)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
