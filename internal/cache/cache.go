@@ -14,7 +14,9 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // Options configures a [Cache]. The linker-wrapper driver fills it from
@@ -39,8 +41,24 @@ type Options struct {
 	// RemoteReadOnly disables uploads (typical for developer machines
 	// reading a cache that CI populates).
 	RemoteReadOnly bool
-	// Timeout bounds each remote HTTP request, body included. 0 means 60s.
+	// Timeout is the longest the remote may go without progress: to
+	// connect (TLS included), to answer a request, and between bytes of a
+	// transfer in either direction. A transfer that keeps moving may take
+	// as long as it needs. 0 means DefaultTimeout.
 	Timeout time.Duration
+	// RemoteRetry is how long a remote that failed (network error,
+	// timeout, unexpected status) is skipped: for the rest of the process,
+	// and by later processes sharing Dir, which find the failure recorded
+	// in Dir/v1/remote-down. 0 means DefaultRemoteRetry.
+	RemoteRetry time.Duration
+	// Secret, if set, keys the MAC that binds every entry to its key, so
+	// that only holders of the secret can write entries this Cache
+	// accepts (a remote server without it cannot forge them). Every
+	// reader and writer of a shared cache needs the same secret.
+	Secret []byte
+	// MaxBlobSize bounds the size an entry may claim for one output file.
+	// 0 means DefaultMaxBlobSize. MaxSize, when set, bounds it too.
+	MaxBlobSize int64
 	// Identity selects how [Cache.ToolIdentity] identifies executables.
 	Identity IdentityMode
 	// Warn, if set, receives one line per remote failure or corrupt entry.
@@ -49,6 +67,13 @@ type Options struct {
 	// Now, if set, replaces time.Now for access times (used by tests).
 	Now func() time.Time
 }
+
+// Defaults for [Options].
+const (
+	DefaultTimeout     = 5 * time.Second
+	DefaultRemoteRetry = 5 * time.Minute
+	DefaultMaxBlobSize = 4 << 30
+)
 
 // Cache is a local directory of device-link results, optionally backed by a
 // remote cache. Its methods are safe for concurrent use, and several Cache
@@ -63,6 +88,13 @@ type Cache struct {
 	mu        sync.Mutex
 	tools     map[string]string // ToolIdentity memo, keyed by path+size+mtime
 	badRemote map[[32]byte]bool // blobs whose remote copy failed a check
+
+	// remoteDown is set once the remote failed (or was found recorded as
+	// down): it is not contacted again by this Cache.
+	remoteDown atomic.Bool
+	// injectWrite, if set (tests), is called before each write into the
+	// store; an error it returns is treated as the write's error.
+	injectWrite func(path string) error
 }
 
 // Layout under Options.Dir.
@@ -81,8 +113,14 @@ func Open(opt Options) (*Cache, error) {
 	if opt.MaxSize < 0 {
 		return nil, fmt.Errorf("cache: negative maximum size %d", opt.MaxSize)
 	}
-	if opt.Timeout == 0 {
-		opt.Timeout = 60 * time.Second
+	if opt.Timeout <= 0 {
+		opt.Timeout = DefaultTimeout
+	}
+	if opt.RemoteRetry <= 0 {
+		opt.RemoteRetry = DefaultRemoteRetry
+	}
+	if opt.MaxBlobSize <= 0 {
+		opt.MaxBlobSize = DefaultMaxBlobSize
 	}
 	if opt.Now == nil {
 		opt.Now = time.Now
@@ -94,11 +132,18 @@ func Open(opt Options) (*Cache, error) {
 		}
 	}
 	if opt.Remote != "" {
+		// A bad remote URL must not cost the local cache: warn and go on
+		// without the remote.
 		r, err := newRemote(opt)
 		if err != nil {
-			return nil, err
+			c.warnf("%v; using the local cache only", err)
+			return c, nil
 		}
 		c.remote = r
+		if r.plain {
+			c.warnf("cache: remote %s is plain http: anyone on the network path can read what is uploaded and answer lookups; use https", r.base)
+		}
+		c.checkRemoteDown()
 	}
 	return c, nil
 }
@@ -125,6 +170,10 @@ type Stats struct {
 	EvictedBytes int64
 	Downloaded   int64 // bytes fetched from the remote
 	Uploaded     int64 // bytes sent to the remote
+	// RemoteDown is set when the remote failed in this process or was
+	// recorded as down by another one within Options.RemoteRetry; it is
+	// then not contacted.
+	RemoteDown bool
 }
 
 // Hits returns LocalHits + RemoteHits.
@@ -132,12 +181,16 @@ func (s Stats) Hits() int64 { return s.LocalHits + s.RemoteHits }
 
 // String formats the statistics on one line.
 func (s Stats) String() string {
+	down := ""
+	if s.RemoteDown {
+		down = "; remote skipped (down)"
+	}
 	return fmt.Sprintf("cache: %d lookups, %d hits (%d local, %d remote), %d misses; "+
 		"%d inserts, %d uploads; %d corrupt, %d remote errors; %d evicted (%d bytes); "+
-		"%d bytes downloaded, %d bytes uploaded",
+		"%d bytes downloaded, %d bytes uploaded%s",
 		s.Lookups, s.Hits(), s.LocalHits, s.RemoteHits, s.Misses,
 		s.Puts, s.Uploads, s.Corrupt, s.RemoteErrors, s.Evicted, s.EvictedBytes,
-		s.Downloaded, s.Uploaded)
+		s.Downloaded, s.Uploaded, down)
 }
 
 type counters struct {
@@ -157,6 +210,7 @@ func (c *Cache) Stats() Stats {
 		Corrupt: s.corrupt.Load(), RemoteErrors: s.remoteErrors.Load(),
 		Evicted: s.evicted.Load(), EvictedBytes: s.evictedBytes.Load(),
 		Downloaded: s.downloaded.Load(), Uploaded: s.uploaded.Load(),
+		RemoteDown: c.remote != nil && c.remoteDown.Load(),
 	}
 }
 
@@ -285,7 +339,7 @@ func (c *Cache) Put(ctx context.Context, k Key, e Entry) error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("cache: put %s: %w", k, err)
 		}
-		mf, err := c.storeBlob(e.Files[name])
+		mf, err := c.storeBlob(ctx, e.Files[name])
 		if err != nil {
 			return fmt.Errorf("cache: put %s: %s: %w", k, name, err)
 		}
@@ -293,8 +347,8 @@ func (c *Cache) Put(ctx context.Context, k Key, e Entry) error {
 		m.Files = append(m.Files, mf)
 		blobPaths = append(blobPaths, c.casPath(mf.Hash))
 	}
-	data := m.marshal()
-	if err := c.writeFile(c.acPath(k), data); err != nil {
+	data := m.seal(k, c.opt.Secret)
+	if err := c.writeFile(ctx, c.acPath(k), data); err != nil {
 		return fmt.Errorf("cache: put %s: %w", k, err)
 	}
 	// Blobs first, then the manifest: the manifest is never older than
@@ -305,10 +359,13 @@ func (c *Cache) Put(ctx context.Context, k Key, e Entry) error {
 	c.touch(c.acPath(k))
 	c.st.puts.Add(1)
 
-	if c.remote != nil && !c.opt.RemoteReadOnly {
+	if c.remote != nil && !c.opt.RemoteReadOnly && !c.remoteDown.Load() {
 		if err := c.upload(ctx, k, m, data); err != nil {
 			c.st.remoteErrors.Add(1)
 			c.warnf("cache: upload %s: %v", k, err)
+			if ctx.Err() == nil {
+				c.markRemoteDown()
+			}
 		} else {
 			c.st.uploads.Add(1)
 		}
@@ -321,8 +378,9 @@ func (c *Cache) Put(ctx context.Context, k Key, e Entry) error {
 	return nil
 }
 
-// storeBlob copies src into the store, hashing it on the way.
-func (c *Cache) storeBlob(src string) (manifestFile, error) {
+// storeBlob hashes src and copies it into the store unless a blob with
+// that hash is already there (then nothing is written).
+func (c *Cache) storeBlob(ctx context.Context, src string) (manifestFile, error) {
 	var mf manifestFile
 	in, err := os.Open(src)
 	if err != nil {
@@ -337,42 +395,87 @@ func (c *Cache) storeBlob(src string) (manifestFile, error) {
 		return mf, fmt.Errorf("%s: not a regular file", src)
 	}
 	mf.Executable = fi.Mode()&0o111 != 0
-	tmp, err := createTemp(filepath.Join(c.root, tmpDir), "blob-")
-	if err != nil {
-		return mf, err
-	}
-	defer os.Remove(tmp.Name()) // no-op once renamed
 	h := sha256.New()
-	mf.Size, err = io.Copy(io.MultiWriter(tmp, h), in)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return mf, fmt.Errorf("copy %s: %w", src, err)
+	if mf.Size, err = io.Copy(h, in); err != nil {
+		return mf, fmt.Errorf("read %s: %w", src, err)
 	}
 	h.Sum(mf.Hash[:0])
 	final := c.casPath(mf.Hash)
-	if st, err := os.Stat(final); err == nil && st.Size() == mf.Size {
-		return mf, nil // already stored; Put touches it
+	if st, err := os.Stat(final); err == nil && st.Mode().IsRegular() && st.Size() == mf.Size {
+		return mf, nil // already stored (checked on every restore); Put touches it
 	}
-	return mf, install(tmp.Name(), final)
+	err = c.withRoom(ctx, mf.Size, func() error {
+		if _, err := in.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		tmp, err := c.createStoreTemp("blob-")
+		if err != nil {
+			return err
+		}
+		defer os.Remove(tmp.Name()) // no-op once renamed
+		n, err := io.Copy(tmp, in)  // file to file: copy_file_range
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil && n != mf.Size {
+			err = fmt.Errorf("%s changed while it was stored", src)
+		}
+		if err != nil {
+			return fmt.Errorf("copy %s: %w", src, err)
+		}
+		return install(tmp.Name(), final)
+	})
+	return mf, err
+}
+
+// createStoreTemp creates a temporary file in the store's tmp directory.
+func (c *Cache) createStoreTemp(prefix string) (*os.File, error) {
+	dir := filepath.Join(c.root, tmpDir)
+	if c.injectWrite != nil {
+		if err := c.injectWrite(dir); err != nil {
+			return nil, &fs.PathError{Op: "write", Path: dir, Err: err}
+		}
+	}
+	return createTemp(dir, prefix)
 }
 
 // writeFile atomically replaces path with data.
-func (c *Cache) writeFile(path string, data []byte) error {
-	tmp, err := createTemp(filepath.Join(c.root, tmpDir), "ac-")
-	if err != nil {
+func (c *Cache) writeFile(ctx context.Context, path string, data []byte) error {
+	return c.withRoom(ctx, int64(len(data)), func() error {
+		tmp, err := c.createStoreTemp("ac-")
+		if err != nil {
+			return err
+		}
+		defer os.Remove(tmp.Name())
+		_, err = tmp.Write(data)
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		return install(tmp.Name(), path)
+	})
+}
+
+// isNoSpace reports a full disk or an exhausted quota.
+func isNoSpace(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
+}
+
+// withRoom runs write; if it fails because the disk is full, it evicts
+// least-recently-used entries to free at least need bytes (plus a tenth of
+// the store, so the next insert does not hit the wall at once) and runs
+// write once more.
+func (c *Cache) withRoom(ctx context.Context, need int64, write func() error) error {
+	err := write()
+	if !isNoSpace(err) {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if freed := c.makeRoom(ctx, need); freed == 0 {
 		return err
 	}
-	return install(tmp.Name(), path)
+	return write()
 }
 
 // Hit is the result of [Cache.Get].
@@ -381,6 +484,56 @@ type Hit struct {
 	Remote bool // the entry came from the remote cache
 	// Stdout and Stderr are the tool's recorded output, to be replayed.
 	Stdout, Stderr []byte
+}
+
+// MaxReplay bounds the bytes [Hit.Replay] returns.
+const MaxReplay = 1 << 20
+
+// Replay returns the recorded stdout and stderr, as they should be shown on
+// a hit: control characters other than newline and tab (ESC, CR, BEL, C1
+// controls, bidirectional overrides) and invalid UTF-8 are rendered as
+// visible escapes (\x1b, \r, \u202e), so replayed output cannot move the
+// cursor, recolour the terminal or overwrite earlier lines; and the result
+// is cut at [MaxReplay] bytes with a note saying so.
+func (h Hit) Replay() []byte {
+	var out []byte
+	for _, b := range [][]byte{h.Stdout, h.Stderr} {
+		out = appendEscaped(out, b)
+		if len(out) > MaxReplay {
+			break
+		}
+	}
+	if len(out) > MaxReplay {
+		cut := MaxReplay
+		for cut > 0 && !utf8.RuneStart(out[cut]) {
+			cut--
+		}
+		out = append(out[:cut:cut], fmt.Sprintf("\n[cache: replayed output truncated at %d bytes]\n", MaxReplay)...)
+	}
+	return out
+}
+
+// appendEscaped appends b with unsafe characters escaped (see Hit.Replay).
+func appendEscaped(dst, b []byte) []byte {
+	for len(b) > 0 && len(dst) <= MaxReplay {
+		r, n := utf8.DecodeRune(b)
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			dst = fmt.Appendf(dst, "\\x%02x", b[0])
+		case r == '\n' || r == '\t':
+			dst = append(dst, b[0])
+		case r == '\r':
+			dst = append(dst, `\r`...)
+		case r < 0x20 || r == 0x7f:
+			dst = fmt.Appendf(dst, "\\x%02x", r)
+		case r >= 0x80 && r <= 0x9f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f:
+			dst = fmt.Appendf(dst, "\\u%04x", r)
+		default:
+			dst = append(dst, b[:n]...)
+		}
+		b = b[n:]
+	}
+	return dst
 }
 
 // Get looks k up, locally first and then in the remote (storing a remote
@@ -402,7 +555,7 @@ func (c *Cache) Get(ctx context.Context, k Key, outputs map[string]string) (Hit,
 		}
 		return hit, err
 	}
-	if c.remote != nil && c.fetch(ctx, k) {
+	if c.remote != nil && !c.remoteDown.Load() && c.fetch(ctx, k, outputs) {
 		hit, err = c.getLocal(k, outputs)
 		if hit.OK {
 			hit.Remote = true
@@ -417,12 +570,19 @@ func (c *Cache) Get(ctx context.Context, k Key, outputs map[string]string) (Hit,
 	return Hit{}, nil
 }
 
+// readManifest reads the local entry for k and checks that it is bound to
+// k (a manifest copied from another key's file is corrupt).
 func (c *Cache) readManifest(k Key) (*manifest, error) {
-	data, err := os.ReadFile(c.acPath(k))
+	f, err := os.Open(c.acPath(k))
 	if err != nil {
 		return nil, err
 	}
-	return unmarshalManifest(data)
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxManifestSize+1))
+	if err != nil {
+		return nil, err
+	}
+	return openManifest(data, k, c.opt.Secret)
 }
 
 // getLocal restores outputs from the local store.
@@ -430,7 +590,7 @@ func (c *Cache) getLocal(k Key, outputs map[string]string) (Hit, error) {
 	m, err := c.readManifest(k)
 	if errors.Is(err, ErrCorrupt) {
 		c.st.corrupt.Add(1)
-		c.warnf("cache: %s: %v", k, err)
+		c.warnf("cache: %s: %v; removed", k, err)
 		_ = os.Remove(c.acPath(k))
 		return Hit{}, nil
 	}

@@ -19,9 +19,21 @@ func TestOpenValidates(t *testing.T) {
 	assert.Error(t, err)
 	_, err = Open(Options{Dir: t.TempDir(), MaxSize: -1})
 	assert.Error(t, err)
-	for _, bad := range []string{"ftp://host/", "localhost:8080", "http://", "http://h/?q=1"} {
-		_, err = Open(Options{Dir: t.TempDir(), Remote: bad})
-		assert.Error(t, err, bad)
+	// A bad remote URL (or header) is a warning; the local cache works.
+	for _, bad := range []Options{
+		{Remote: "ftp://host/"}, {Remote: "localhost:8080"}, {Remote: "http://"}, {Remote: "http://h/?q=1"},
+		{Remote: "https://h", RemoteHeaders: map[string]string{"X-Bad\r\nInjected": "v"}},
+		{Remote: "https://h", RemoteHeaders: map[string]string{"Authorization": "a\nb"}},
+	} {
+		var w warnings
+		bad.Dir, bad.Warn = t.TempDir(), w.warn
+		c, err := Open(bad)
+		require.NoError(t, err, bad.Remote)
+		assert.Nil(t, c.remote, bad.Remote)
+		require.Len(t, w.all(), 1, bad.Remote)
+		assert.Contains(t, w.all()[0], "using the local cache only")
+		putEntry(t, c, 1, 10)
+		assert.True(t, getEntry(t, c, 1, 10).OK, bad.Remote)
 	}
 }
 

@@ -71,7 +71,25 @@ func (c *Cache) Trim(ctx context.Context) (TrimResult, error) {
 		return res, err
 	}
 	res.After = u.total
-	target := c.opt.MaxSize - c.opt.MaxSize/10
+	err = c.evictTo(ctx, u, c.opt.MaxSize-c.opt.MaxSize/10, &res)
+	return res, err
+}
+
+// makeRoom evicts least-recently-used entries until the store is at least
+// need bytes (plus a tenth) below its current size, for a write that failed
+// on a full disk. It returns the bytes freed.
+func (c *Cache) makeRoom(ctx context.Context, need int64) int64 {
+	u, err := c.scan(ctx, true, true)
+	if err != nil {
+		return 0
+	}
+	res := TrimResult{Before: u.total, After: u.total}
+	_ = c.evictTo(ctx, u, u.total-need-u.total/10, &res)
+	return res.Before - res.After
+}
+
+// evictTo removes entries of u, oldest first, until res.After <= target.
+func (c *Cache) evictTo(ctx context.Context, u usage, target int64, res *TrimResult) error {
 	sort.Slice(u.entries, func(i, j int) bool {
 		a, b := u.entries[i], u.entries[j]
 		if !a.mtime.Equal(b.mtime) {
@@ -94,7 +112,7 @@ func (c *Cache) Trim(ctx context.Context) (TrimResult, error) {
 			break
 		}
 		if err := ctx.Err(); err != nil {
-			return res, fmt.Errorf("cache: trim: %w", err)
+			return fmt.Errorf("cache: trim: %w", err)
 		}
 		remove(e.path, e.size)
 		res.Removed++
@@ -105,7 +123,7 @@ func (c *Cache) Trim(ctx context.Context) (TrimResult, error) {
 			}
 		}
 	}
-	return res, nil
+	return nil
 }
 
 // scan walks the store, optionally removing stale temporary files and
@@ -176,7 +194,7 @@ func (c *Cache) scan(ctx context.Context, removeStale, trim bool) (usage, error)
 		}
 		m, err := unmarshalManifest(data)
 		if err != nil {
-			continue // evicted by its own age
+			continue // evicted by its own age (and rejected by every lookup)
 		}
 		for _, mf := range m.Files {
 			b := c.casPath(mf.Hash)

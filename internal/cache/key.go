@@ -36,7 +36,7 @@ func ParseKey(s string) (Key, error) {
 // keySchema is hashed first. Change it whenever the encoding below or the
 // meaning of a record changes, so that old entries can never be mistaken
 // for new ones.
-const keySchema = "offload-kit/device-link-cache/key/v1"
+const keySchema = "offload-kit/device-link-cache/key/v2"
 
 // Record tags of the key encoding.
 const (
@@ -240,9 +240,9 @@ func checkLogicalName(name string, seen map[string]bool) error {
 // non-empty, clean, relative slash-separated path without "..", which is
 // also what REAPI requires of output paths.
 func validName(name string) error {
-	if name == "" || strings.ContainsRune(name, 0) || strings.Contains(name, "\\") ||
+	if name == "" || len(name) > 1024 || strings.ContainsRune(name, 0) || strings.Contains(name, "\\") ||
 		!filepath.IsLocal(name) || filepath.ToSlash(filepath.Clean(name)) != name {
-		return fmt.Errorf("%q: invalid logical name", name)
+		return fmt.Errorf("%.80q: invalid logical name", name)
 	}
 	return nil
 }

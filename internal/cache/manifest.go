@@ -1,11 +1,14 @@
 package cache
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // ErrCorrupt is wrapped by errors about cache contents that fail a format,
@@ -19,8 +22,15 @@ const (
 	maxInlineOutput = 1 << 20 // stdout or stderr stored in a manifest
 )
 
-// worker is written to ExecutedActionMetadata.worker.
-const worker = "offload-kit/cache/v1"
+// worker starts ExecutedActionMetadata.worker; the binding of the entry to
+// its key follows it: "offload-kit/cache/v2 key=<64 hex> mac=<64 hex>".
+const worker = "offload-kit/cache/v2"
+
+// macDomain separates entry MACs from every other use of the secret, and
+// is the HMAC key when no secret is configured (the MAC is then a plain
+// keyed digest that anyone can compute: it binds an entry to its key, but
+// does not authenticate its writer).
+const macDomain = "offload-kit/cache/entry/v2"
 
 // manifest is the record stored under a key: the job's output files (by
 // logical name and blob digest) and its captured stdout/stderr. It is
@@ -36,6 +46,62 @@ const worker = "offload-kit/cache/v1"
 type manifest struct {
 	Files          []manifestFile // sorted by Name
 	Stdout, Stderr []byte
+	// Key and MAC bind the entry to the key it is stored under (see
+	// [manifest.seal]); both are zero in an unsealed manifest.
+	Key Key
+	MAC [32]byte
+}
+
+// mac computes the entry's MAC: HMAC-SHA256 under secret (or macDomain when
+// there is none) over the domain, the key and the canonical encoding of
+// the entry's meaning (files, stdout, stderr). It is recomputed from the
+// decoded fields, so any encoder's field order verifies.
+func (m *manifest) mac(k Key, secret []byte) [32]byte {
+	if len(secret) == 0 {
+		secret = []byte(macDomain)
+	}
+	h := hmac.New(sha256.New, secret)
+	h.Write([]byte(macDomain))
+	h.Write([]byte{0})
+	h.Write(k[:])
+	h.Write(m.marshalBody())
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// seal binds m to k and returns its encoding.
+func (m *manifest) seal(k Key, secret []byte) []byte {
+	m.Key, m.MAC = k, m.mac(k, secret)
+	return m.marshal()
+}
+
+// verify checks that m was sealed for k (with secret). Every error wraps
+// [ErrCorrupt].
+func (m *manifest) verify(k Key, secret []byte) error {
+	switch {
+	case m.Key == (Key{}):
+		return fmt.Errorf("entry is not bound to a key: %w", ErrCorrupt)
+	case m.Key != k:
+		return fmt.Errorf("entry belongs to key %s: %w", m.Key, ErrCorrupt)
+	}
+	want := m.mac(k, secret)
+	if !hmac.Equal(want[:], m.MAC[:]) {
+		return fmt.Errorf("entry fails its MAC check (another secret, or altered): %w", ErrCorrupt)
+	}
+	return nil
+}
+
+// openManifest decodes b and checks that it is an entry for k.
+func openManifest(b []byte, k Key, secret []byte) (*manifest, error) {
+	m, err := unmarshalManifest(b)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.verify(k, secret); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 type manifestFile struct {
@@ -71,7 +137,18 @@ func appendBytesField(b []byte, field int, v []byte) []byte {
 	return append(b, v...)
 }
 
+// marshal encodes the ActionResult: the body, then the metadata that
+// carries the binding.
 func (m *manifest) marshal() []byte {
+	w := worker
+	if m.Key != (Key{}) {
+		w += " key=" + m.Key.String() + " mac=" + hex.EncodeToString(m.MAC[:])
+	}
+	return appendBytesField(m.marshalBody(), 9, appendBytesField(nil, 1, []byte(w)))
+}
+
+// marshalBody encodes output_files, stdout_raw and stderr_raw.
+func (m *manifest) marshalBody() []byte {
 	var b []byte
 	for _, f := range m.Files {
 		var d []byte
@@ -95,7 +172,6 @@ func (m *manifest) marshal() []byte {
 	if len(m.Stderr) > 0 {
 		b = appendBytesField(b, 7, m.Stderr)
 	}
-	b = appendBytesField(b, 9, appendBytesField(nil, 1, []byte(worker)))
 	return b
 }
 
@@ -212,11 +288,27 @@ func decodeManifest(b []byte) (*manifest, error) {
 			if err := wantWire(f, wireLen); err != nil {
 				return err
 			}
+			if len(f.data) > maxInlineOutput {
+				return fmt.Errorf("field %d: %d bytes of tool output exceeds the %d-byte limit", f.num, len(f.data), maxInlineOutput)
+			}
 			if f.num == 5 {
 				m.Stdout = append([]byte(nil), f.data...)
 			} else {
 				m.Stderr = append([]byte(nil), f.data...)
 			}
+		case 9:
+			if err := wantWire(f, wireLen); err != nil {
+				return err
+			}
+			return pbFields(f.data, func(g pbField) error {
+				if g.num != 1 {
+					return nil
+				}
+				if err := wantWire(g, wireLen); err != nil {
+					return err
+				}
+				return parseWorker(string(g.data), m)
+			})
 		}
 		return nil
 	})
@@ -225,6 +317,28 @@ func decodeManifest(b []byte) (*manifest, error) {
 	}
 	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Name < m.Files[j].Name })
 	return m, nil
+}
+
+// parseWorker reads the binding from ExecutedActionMetadata.worker. A
+// worker other than ours leaves the manifest unbound (rejected by verify).
+func parseWorker(w string, m *manifest) error {
+	rest, ok := strings.CutPrefix(w, worker+" ")
+	if !ok {
+		return nil
+	}
+	bad := fmt.Errorf("malformed binding %.80q", w)
+	if len(rest) != 4+64+5+64 || rest[:4] != "key=" || rest[68:73] != " mac=" {
+		return bad
+	}
+	k, err := ParseKey(rest[4:68])
+	if err != nil {
+		return bad
+	}
+	if _, err := hex.Decode(m.MAC[:], []byte(rest[73:])); err != nil {
+		return bad
+	}
+	m.Key = k
+	return nil
 }
 
 func decodeOutputFile(b []byte) (manifestFile, error) {
@@ -276,10 +390,10 @@ func decodeDigest(b []byte, of *manifestFile) error {
 				return err
 			}
 			if len(f.data) != 64 {
-				return fmt.Errorf("digest hash %q: want 64 hex digits", f.data)
+				return fmt.Errorf("digest hash %.80q: want 64 hex digits", f.data)
 			}
 			if _, err := hex.Decode(of.Hash[:], f.data); err != nil {
-				return fmt.Errorf("digest hash %q: %v", f.data, err)
+				return fmt.Errorf("digest hash %.80q: %v", f.data, err)
 			}
 			haveHash = true
 		case 2:

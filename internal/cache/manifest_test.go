@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"flag"
 	"os"
@@ -82,12 +83,23 @@ func FuzzManifest(f *testing.F) {
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden files")
 
-// TestManifestGolden pins the ActionResult encoding. The golden file was
+// goldenKey is the key the golden manifest is sealed for: bytes 0..31.
+func goldenKey() Key {
+	var k Key
+	for i := range k {
+		k[i] = byte(i)
+	}
+	return k
+}
+
+// TestManifestGolden pins the ActionResult encoding, binding included. The
+// v1 golden file (the same fields, worker "offload-kit/cache/v1") was
 // checked with an independent protobuf decoder (protobufjs, against the
-// REAPI remote_execution.proto messages); see docs/cache.md.
+// REAPI remote_execution.proto messages); v2 only lengthens the worker
+// string; see docs/cache.md.
 func TestManifestGolden(t *testing.T) {
 	golden := filepath.Join("testdata", "actionresult.golden")
-	got := sampleManifest().marshal()
+	got := sampleManifest().seal(goldenKey(), nil)
 	if *update {
 		require.NoError(t, os.MkdirAll("testdata", 0o755))
 		require.NoError(t, os.WriteFile(golden, got, 0o644))
@@ -95,4 +107,46 @@ func TestManifestGolden(t *testing.T) {
 	want, err := os.ReadFile(golden)
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
+	m, err := openManifest(want, goldenKey(), nil)
+	require.NoError(t, err)
+	assert.Equal(t, sampleManifest().Files, m.Files)
+}
+
+// TestManifestBinding: an entry opens only under the key (and secret) it
+// was sealed for; any change to its meaning breaks the MAC.
+func TestManifestBinding(t *testing.T) {
+	k1, k2 := testKey(1), testKey(2)
+	sealed := sampleManifest().seal(k1, nil)
+	_, err := openManifest(sealed, k1, nil)
+	require.NoError(t, err)
+
+	_, err = openManifest(sealed, k2, nil)
+	assert.ErrorIs(t, err, ErrCorrupt)
+	assert.ErrorContains(t, err, "belongs to key "+k1.String())
+
+	_, err = openManifest(sampleManifest().marshal(), k1, nil)
+	assert.ErrorContains(t, err, "not bound")
+
+	_, err = openManifest(sealed, k1, []byte("team secret"))
+	assert.ErrorContains(t, err, "MAC")
+	withSecret := sampleManifest().seal(k1, []byte("team secret"))
+	_, err = openManifest(withSecret, k1, []byte("team secret"))
+	require.NoError(t, err)
+
+	// A forger who rewrites the key in the binding but cannot recompute
+	// the MAC, or who edits the content under a valid binding.
+	forged := bytes.Replace(sealed, []byte(k1.String()), []byte(k2.String()), 1)
+	_, err = openManifest(forged, k2, nil)
+	assert.ErrorContains(t, err, "MAC")
+	m := sampleManifest()
+	m.Key, m.MAC = k1, sampleManifest().mac(k1, nil)
+	m.Stderr = []byte("clang: error: fake\n")
+	_, err = openManifest(m.marshal(), k1, nil)
+	assert.ErrorContains(t, err, "MAC")
+
+	// Tool output over 1 MiB is rejected when decoding.
+	big := &manifest{Stderr: bytes.Repeat([]byte("x"), maxInlineOutput+1)}
+	_, err = openManifest(big.seal(k1, nil), k1, nil)
+	assert.ErrorIs(t, err, ErrCorrupt)
+	assert.ErrorContains(t, err, "exceeds")
 }

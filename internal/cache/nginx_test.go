@@ -180,8 +180,9 @@ func TestNginx(t *testing.T) {
 		assert.Equal(t, int64(1), s.Corrupt)
 		assert.Equal(t, int64(1), s.Misses)
 		assert.Zero(t, s.RemoteErrors)
-		require.Len(t, wc.all(), 1)
-		assert.Contains(t, wc.all()[0], "SHA-256")
+		require.Len(t, wc.all(), 2)
+		assert.Contains(t, wc.all()[0], "plain http")
+		assert.Contains(t, wc.all()[1], "SHA-256")
 
 		// Machine a's upload trusts the server's copy (HEAD 200, right
 		// size), but c, which saw the bad copy, replaces it when it

@@ -8,11 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 )
 
 // remote is a client for the Bazel HTTP remote-cache protocol:
@@ -26,7 +29,9 @@ type remote struct {
 	user      string
 	pass      string
 	basicAuth bool
+	plain     bool // http://, not https://
 	headers   map[string]string
+	idle      time.Duration // longest time without progress
 	client    *http.Client
 	transport *http.Transport
 }
@@ -42,7 +47,12 @@ func newRemote(opt Options) (*remote, error) {
 	if u.RawQuery != "" || u.Fragment != "" {
 		return nil, fmt.Errorf("cache: remote %q: unexpected query or fragment", opt.Remote)
 	}
-	r := &remote{headers: opt.RemoteHeaders}
+	for name, v := range opt.RemoteHeaders {
+		if !validHeader(name, v) {
+			return nil, fmt.Errorf("cache: remote header %.80q: want NAME:VALUE with a token name and no control characters", name)
+		}
+	}
+	r := &remote{headers: opt.RemoteHeaders, plain: u.Scheme == "http", idle: opt.Timeout}
 	if u.User != nil {
 		r.user = u.User.Username()
 		r.pass, _ = u.User.Password()
@@ -53,8 +63,86 @@ func newRemote(opt Options) (*remote, error) {
 	// A transport of our own: no state shared with other users of
 	// http.DefaultTransport, and Close can drop its idle connections.
 	r.transport = http.DefaultTransport.(*http.Transport).Clone()
-	r.client = &http.Client{Transport: r.transport, Timeout: opt.Timeout}
+	dialer := &net.Dialer{Timeout: opt.Timeout, KeepAlive: 30 * time.Second}
+	r.transport.DialContext = dialer.DialContext
+	r.transport.TLSHandshakeTimeout = opt.Timeout
+	r.transport.ResponseHeaderTimeout = opt.Timeout
+	r.transport.ExpectContinueTimeout = time.Second
+	// No overall deadline: a transfer may take as long as bytes keep
+	// flowing; the watchdog in each request stops one that stalls.
+	r.client = &http.Client{Transport: r.transport}
 	return r, nil
+}
+
+// validHeader accepts an HTTP header name (an RFC 9110 token) and a value
+// without control characters.
+func validHeader(name, value string) bool {
+	if name == "" {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	for _, c := range []byte(value) {
+		if c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// errStalled is the cause of a request cancelled by its watchdog.
+type errStalled struct{ d time.Duration }
+
+func (e errStalled) Error() string { return fmt.Sprintf("no progress for %v", e.d) }
+
+// watchdog cancels a request when no byte has moved for its duration.
+type watchdog struct {
+	mu sync.Mutex
+	t  *time.Timer
+	d  time.Duration
+}
+
+// withWatchdog derives a context that is cancelled (with cause
+// errStalled) when the returned watchdog is not kicked for d.
+func withWatchdog(ctx context.Context, d time.Duration) (context.Context, *watchdog, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	w := &watchdog{d: d}
+	w.t = time.AfterFunc(d, func() { cancel(errStalled{d}) })
+	return ctx, w, func() { w.t.Stop(); cancel(nil) }
+}
+
+func (w *watchdog) kick() {
+	w.mu.Lock()
+	w.t.Reset(w.d)
+	w.mu.Unlock()
+}
+
+// progressReader kicks a watchdog whenever bytes are read through it.
+type progressReader struct {
+	r io.Reader
+	w *watchdog
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if n > 0 {
+		p.w.kick()
+	}
+	return n, err
+}
+
+// cause returns the watchdog's error in place of a bare cancellation.
+func cause(ctx context.Context, err error) error {
+	if c := context.Cause(ctx); err != nil && c != nil && !errors.Is(err, c) {
+		var st errStalled
+		if errors.As(c, &st) {
+			return fmt.Errorf("%w (%v)", st, err)
+		}
+	}
+	return err
 }
 
 func (r *remote) close() { r.transport.CloseIdleConnections() }
@@ -83,13 +171,15 @@ func (e *statusError) Error() string { return e.method + " " + e.url + ": " + e.
 // get fetches kind/name into w, reading at most limit bytes (more is an
 // error). found is false for a 404.
 func (r *remote) get(ctx context.Context, kind, name string, w io.Writer, limit int64) (found bool, n int64, err error) {
+	ctx, wd, stop := withWatchdog(ctx, r.idle)
+	defer stop()
 	req, err := r.newRequest(ctx, http.MethodGet, kind, name, nil)
 	if err != nil {
 		return false, 0, err
 	}
 	resp, err := r.client.Do(req)
 	if err != nil {
-		return false, 0, err
+		return false, 0, cause(ctx, err)
 	}
 	defer resp.Body.Close()
 	switch {
@@ -100,9 +190,12 @@ func (r *remote) get(ctx context.Context, kind, name string, w io.Writer, limit 
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
 		return false, 0, &statusError{req.Method, req.URL.Redacted(), resp.Status}
 	}
-	n, err = io.Copy(w, io.LimitReader(resp.Body, limit+1))
+	if resp.ContentLength > limit {
+		return true, 0, fmt.Errorf("GET %s: Content-Length %d exceeds %d bytes: %w", req.URL.Redacted(), resp.ContentLength, limit, ErrCorrupt)
+	}
+	n, err = io.Copy(w, io.LimitReader(&progressReader{resp.Body, wd}, limit+1))
 	if err != nil {
-		return true, n, fmt.Errorf("GET %s: %w", req.URL.Redacted(), err)
+		return true, n, fmt.Errorf("GET %s: %w", req.URL.Redacted(), cause(ctx, err))
 	}
 	if n > limit {
 		return true, n, fmt.Errorf("GET %s: body exceeds %d bytes: %w", req.URL.Redacted(), limit, ErrCorrupt)
@@ -113,13 +206,15 @@ func (r *remote) get(ctx context.Context, kind, name string, w io.Writer, limit 
 // exists reports whether kind/name is present with the given size (HEAD
 // answers 200 and a matching or absent Content-Length).
 func (r *remote) exists(ctx context.Context, kind, name string, size int64) (bool, error) {
+	ctx, _, stop := withWatchdog(ctx, r.idle)
+	defer stop()
 	req, err := r.newRequest(ctx, http.MethodHead, kind, name, nil)
 	if err != nil {
 		return false, err
 	}
 	resp, err := r.client.Do(req)
 	if err != nil {
-		return false, err
+		return false, cause(ctx, err)
 	}
 	resp.Body.Close()
 	switch resp.StatusCode {
@@ -133,7 +228,9 @@ func (r *remote) exists(ctx context.Context, kind, name string, size int64) (boo
 
 // put uploads size bytes from body to kind/name.
 func (r *remote) put(ctx context.Context, kind, name string, body io.Reader, size int64) error {
-	req, err := r.newRequest(ctx, http.MethodPut, kind, name, body)
+	ctx, wd, stop := withWatchdog(ctx, r.idle)
+	defer stop()
+	req, err := r.newRequest(ctx, http.MethodPut, kind, name, &progressReader{body, wd})
 	if err != nil {
 		return err
 	}
@@ -144,10 +241,10 @@ func (r *remote) put(ctx context.Context, kind, name string, body io.Reader, siz
 	req.Header.Set("Content-Type", "application/octet-stream")
 	resp, err := r.client.Do(req)
 	if err != nil {
-		return err
+		return cause(ctx, err)
 	}
 	defer resp.Body.Close()
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+	io.Copy(io.Discard, io.LimitReader(&progressReader{resp.Body, wd}, 4096))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return &statusError{req.Method, req.URL.Redacted(), resp.Status}
 	}
@@ -185,10 +282,13 @@ func (c *Cache) upload(ctx context.Context, k Key, m *manifest, data []byte) err
 	return nil
 }
 
-// fetch copies the remote entry for k into the local store, verifying every
-// blob's size and hash. It reports whether the entry is now local; all
-// failures are counted, warned about and treated as misses.
-func (c *Cache) fetch(ctx context.Context, k Key) bool {
+// fetch copies the remote entry for k into the local store: the manifest,
+// which must be bound to k, and the blobs of the outputs asked for (only
+// those), each bounded by MaxBlobSize and MaxSize and checked against its
+// size and hash. It reports whether the entry is now local; all failures
+// are counted, warned about and treated as misses; a failing remote (not
+// a corrupt answer) is marked down.
+func (c *Cache) fetch(ctx context.Context, k Key, outputs map[string]string) bool {
 	r := c.remote
 	var buf bytes.Buffer
 	found, n, err := r.get(ctx, acDir, k.String(), &buf, maxManifestSize)
@@ -198,17 +298,35 @@ func (c *Cache) fetch(ctx context.Context, k Key) bool {
 	}
 	var m *manifest
 	if err == nil {
-		m, err = unmarshalManifest(buf.Bytes())
+		m, err = openManifest(buf.Bytes(), k, c.opt.Secret)
 	}
 	if err == nil {
-		for _, f := range m.Files {
-			if err = c.fetchBlob(ctx, f); err != nil {
+		limit := c.opt.MaxBlobSize
+		if c.opt.MaxSize > 0 {
+			limit = min(limit, c.opt.MaxSize)
+		}
+		var total int64
+		for name := range outputs {
+			f, ok := m.file(name)
+			if !ok {
+				err = fmt.Errorf("entry has no output %q: %w", name, ErrCorrupt)
+				break
+			}
+			if total += f.Size; f.Size > limit || total > limit {
+				err = fmt.Errorf("entry claims %d bytes for %q, over the %d-byte limit: %w", f.Size, name, limit, ErrCorrupt)
 				break
 			}
 		}
+		for name := range outputs {
+			if err != nil {
+				break
+			}
+			f, _ := m.file(name)
+			err = c.fetchBlob(ctx, f)
+		}
 	}
 	if err == nil {
-		err = c.writeFile(c.acPath(k), m.marshal())
+		err = c.writeFile(ctx, c.acPath(k), m.marshal())
 	}
 	if err != nil {
 		if errors.Is(err, ErrCorrupt) {
@@ -217,6 +335,9 @@ func (c *Cache) fetch(ctx context.Context, k Key) bool {
 			c.st.remoteErrors.Add(1)
 		}
 		c.warnf("cache: remote %s: %v", k, err)
+		if !errors.Is(err, ErrCorrupt) && ctx.Err() == nil {
+			c.markRemoteDown()
+		}
 		return false
 	}
 	return true
@@ -228,8 +349,14 @@ func (c *Cache) fetchBlob(ctx context.Context, f manifestFile) error {
 	if st, err := os.Stat(final); err == nil && st.Size() == f.Size {
 		return nil // verified when restored
 	}
+	return c.withRoom(ctx, f.Size, func() error { return c.downloadBlob(ctx, f, final) })
+}
+
+// downloadBlob streams the blob f into a temporary file (stopping at f.Size
+// + 1 bytes), checks it and renames it to final.
+func (c *Cache) downloadBlob(ctx context.Context, f manifestFile, final string) error {
 	name := hex.EncodeToString(f.Hash[:])
-	tmp, err := createTemp(filepath.Join(c.root, tmpDir), "get-")
+	tmp, err := c.createStoreTemp("get-")
 	if err != nil {
 		return err
 	}
@@ -279,4 +406,40 @@ func (c *Cache) isBadRemote(sum [32]byte) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.badRemote[sum]
+}
+
+// remoteDownFile records, in the local cache, that the remote failed; its
+// modification time is the time of the failure and its content the remote's
+// base URL.
+const remoteDownFile = "remote-down"
+
+// markRemoteDown stops using the remote for the rest of this Cache's life
+// and records the failure for other processes sharing Dir.
+func (c *Cache) markRemoteDown() {
+	if c.remote == nil || !c.remoteDown.CompareAndSwap(false, true) {
+		return
+	}
+	c.warnf("cache: remote %s failed; not using it for %v (recorded in %s)", c.remote.base, c.opt.RemoteRetry, filepath.Join(c.root, remoteDownFile))
+	p := filepath.Join(c.root, remoteDownFile)
+	if err := c.writeFile(context.Background(), p, []byte(c.remote.base+"\n")); err == nil {
+		now := c.opt.Now()
+		_ = os.Chtimes(p, now, now)
+	}
+}
+
+// checkRemoteDown marks the remote down when another process recorded a
+// failure of the same remote less than RemoteRetry ago.
+func (c *Cache) checkRemoteDown() {
+	p := filepath.Join(c.root, remoteDownFile)
+	st, err := os.Stat(p)
+	if err != nil || !st.Mode().IsRegular() || st.Size() > 4096 {
+		return
+	}
+	age := c.opt.Now().Sub(st.ModTime())
+	if age < 0 || age >= c.opt.RemoteRetry {
+		return
+	}
+	if data, err := os.ReadFile(p); err == nil && strings.TrimSuffix(string(data), "\n") == c.remote.base {
+		c.remoteDown.Store(true)
+	}
 }

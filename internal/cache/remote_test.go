@@ -187,11 +187,15 @@ func TestRemoteErrorsAreMisses(t *testing.T) {
 	putEntry(t, c, 1, 100) // must not fail
 	assert.True(t, getEntry(t, c, 1, 100).OK, "local insert worked")
 	s := c.Stats()
-	assert.Equal(t, int64(2), s.RemoteErrors)
+	assert.Equal(t, int64(1), s.RemoteErrors, "after one failure the remote is not asked again")
+	assert.True(t, s.RemoteDown)
 	assert.Equal(t, int64(1), s.Puts)
 	assert.Zero(t, s.Uploads)
-	require.Len(t, w.all(), 2)
-	assert.Contains(t, w.all()[0], "500")
+	require.Len(t, w.all(), 3)
+	assert.Contains(t, w.all()[0], "plain http")
+	assert.Contains(t, w.all()[1], "500")
+	assert.Contains(t, w.all()[2], "not using it for 5m0s")
+	assert.Len(t, fs.takeLog(), 1)
 
 	// Unreachable server.
 	srv.Close()
@@ -208,7 +212,7 @@ func TestRemoteTimeout(t *testing.T) {
 	assert.False(t, getEntry(t, c, 1, 100).OK)
 	putEntry(t, c, 1, 100)
 	assert.Less(t, time.Since(start), 3*time.Second)
-	assert.Equal(t, int64(2), c.Stats().RemoteErrors)
+	assert.Equal(t, int64(1), c.Stats().RemoteErrors, "the upload is skipped: the remote is down")
 }
 
 func TestRemoteCorruption(t *testing.T) {
