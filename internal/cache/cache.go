@@ -423,7 +423,11 @@ func (c *Cache) storeBlob(ctx context.Context, src string) (manifestFile, error)
 		if err != nil {
 			return fmt.Errorf("copy %s: %w", src, err)
 		}
-		return install(tmp.Name(), final)
+		if err := install(tmp.Name(), final); err != nil {
+			return err
+		}
+		c.touch(final) // the newest blob, so a later makeRoom keeps it
+		return nil
 	})
 	return mf, err
 }

@@ -66,7 +66,6 @@ func newRemote(opt Options) (*remote, error) {
 	dialer := &net.Dialer{Timeout: opt.Timeout, KeepAlive: 30 * time.Second}
 	r.transport.DialContext = dialer.DialContext
 	r.transport.TLSHandshakeTimeout = opt.Timeout
-	r.transport.ResponseHeaderTimeout = opt.Timeout
 	r.transport.ExpectContinueTimeout = time.Second
 	// No overall deadline: a transfer may take as long as bytes keep
 	// flowing; the watchdog in each request stops one that stalls.
@@ -387,7 +386,11 @@ func (c *Cache) downloadBlob(ctx context.Context, f manifestFile, final string) 
 		return fmt.Errorf("blob %s: got %d bytes with SHA-256 %x, want %d bytes: %w",
 			name, n, sum, f.Size, ErrCorrupt)
 	}
-	return install(tmp.Name(), final)
+	if err := install(tmp.Name(), final); err != nil {
+		return err
+	}
+	c.touch(final)
+	return nil
 }
 
 // setBadRemote records (or clears) that the remote copy of a blob failed
