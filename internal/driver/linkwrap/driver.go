@@ -241,30 +241,17 @@ func (d *driver) groupInputs(sr *scanResult) *groups {
 	}
 	lazy := d.opt.Archives == ArchivesLazy
 	if lazy {
-		// Symbol resolution needs every object's symbol table; with -flto
-		// (bitcode) or COFF host objects fall back to LLVM 22's rule.
-		for _, u := range sr.objects {
-			if !symbolsReadable(u) {
-				lazy = false
-				if len(sr.members) > 0 && d.opt.Verbose {
-					d.notef("%s: no ELF symbol table; archive device code is taken as LLVM 22 does", u.origin)
-				}
-				break
-			}
-		}
-	}
-	if lazy {
-		selectMembers(sr.objects, sr.members, should)
+		// inputs.go: every member the host link may keep, erring toward
+		// keeping where the link line cannot be followed.
+		selectMembers(sr, should)
 	}
 	for _, u := range sr.members {
-		// A member whose symbols cannot be read (bitcode) follows LLVM 22.
-		memberLazy := lazy && symbolsReadable(u)
-		if memberLazy && !u.selected {
+		if lazy && !u.selected {
 			continue
 		}
 		for _, b := range u.images {
 			mayCreate := should[b.Arch()]
-			if memberLazy && u.loaded && !(isGPU(b.Triple()) && b.Arch() == "generic") {
+			if lazy && u.loaded && !(isGPU(b.Triple()) && b.Arch() == "generic") {
 				mayCreate = true
 			}
 			if gs.addMember(&devInput{bin: b, unit: u}, mayCreate) {
@@ -281,17 +268,6 @@ func (d *driver) groupInputs(sr *scanResult) *groups {
 		}
 	}
 	return gs
-}
-
-// symbolsReadable is false for object files whose symbol table this tool
-// cannot read (LLVM bitcode, COFF, damaged ELF). Other files (linker
-// scripts, text) have no symbols to read and do not matter.
-func symbolsReadable(u *unit) bool {
-	switch u.kind {
-	case format.KindELF, format.KindBitcode, format.KindCOFF:
-		return u.loadSymbols()
-	}
-	return true
 }
 
 // extract writes every grouped image to its own file (once per image).

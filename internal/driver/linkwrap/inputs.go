@@ -19,6 +19,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/elfembed"
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/format/bitcode"
 	"github.com/offload-kit/offload-kit/format/offload"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
 	"github.com/offload-kit/offload-kit/internal/scan"
@@ -34,11 +35,15 @@ type unit struct {
 	kind     format.Kind
 	images   []*offload.Binary
 
-	symsDone     bool
-	symsOK       bool
-	defs, undefs []string
+	pos  int  // the input's place on the host link line (members: their archive's)
+	lazy bool // an archive member or a --start-lib object: loaded only when needed
 
-	loaded   bool   // the (lazy) host link takes this member
+	symsDone bool
+	symsOK   bool
+	syms     symtab
+
+	hostKept bool   // the host link may keep this member
+	loaded   bool   // kept by the host link or needed by selected device code
 	selected bool   // device code taken (lazy mode)
 	why      string // reason it was taken
 }
@@ -106,9 +111,26 @@ func searchLibrary(name, sysroot string, dirs []string) (string, bool) {
 // scanResult holds what scanning found.
 type scanResult struct {
 	objects []*unit // plain objects and --whole-archive members, in order
-	members []*unit // other archive members, in order
+	members []*unit // other archive members and --start-lib objects, in order
 	files   []*mmapfile.File
+	host    hostModel
 }
+
+// hostModel is what decides, besides objects and archives, which members
+// the host link keeps: the symbols it is told to resolve, shared
+// libraries' definitions and references, --wrap, and the reasons the
+// link line cannot be followed.
+type hostModel struct {
+	refs      []symRef // -u, --undefined, -e, --defsym, linker-script names ...
+	globs     []symRef // --undefined-glob, --export-dynamic-symbol, version-script names
+	wraps     map[string]bool
+	sharedDef map[string]int    // symbol -> place of the first shared library defining it
+	sharedRef map[string]string // symbol -> shared library referencing it
+	unsure    []string          // why the model may miss a kept member
+}
+
+// symRef is a symbol name (or pattern) with the reason it is referenced.
+type symRef struct{ name, why string }
 
 func (s *scanResult) close() {
 	for _, f := range s.files {
@@ -203,78 +225,319 @@ func isSharedObject(data []byte) bool {
 	return et == uint16(elf.ET_DYN)
 }
 
-// scanInputs walks inputs, -l, --whole-archive and --no-whole-archive in
-// command-line order (spec §2).
+// hostLibrary resolves -l<name> as GNU ld and ld.lld do for the host
+// link: "-l:file" is a file name; otherwise each directory in turn is
+// searched for lib<name>.so (unless static) and then lib<name>.a, so a
+// static library in an earlier directory wins over a shared one in a later
+// directory (LLVM's searchLibrary tries .so in every directory first).
+func hostLibrary(name, sysroot string, dirs []string, static bool) (string, bool) {
+	if rest, ok := strings.CutPrefix(name, ":"); ok {
+		return findFromPaths(rest, sysroot, dirs)
+	}
+	for _, d := range dirs {
+		if !static {
+			if p, ok := findIn(d, sysroot, "lib"+name+".so"); ok {
+				return p, true
+			}
+		}
+		if p, ok := findIn(d, sysroot, "lib"+name+".a"); ok {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// maxHostScriptDepth bounds linker scripts naming linker scripts.
+const maxHostScriptDepth = 8
+
+// inputWalker visits the host link's inputs in order.
+type inputWalker struct {
+	d     *driver
+	res   *scanResult
+	dirs  []string
+	pos   int
+	state linkState
+	stack []linkState
+}
+
+// linkState is what --push-state saves.
+type linkState struct {
+	whole, static, startLib bool
+}
+
+// scanInputs walks the host link line in order (spec §2, extended):
+// inputs, -l (searched as the host linker does, honouring -Bstatic),
+// --whole-archive regions, --start-lib objects, linker scripts (INPUT,
+// GROUP, SEARCH_DIR) and shared libraries (their dynamic symbols), and
+// records every option that makes the host link keep archive members.
 func (d *driver) scanInputs() (*scanResult, error) {
 	o := d.opt
-	res := &scanResult{}
-	dirs := o.libraryPaths()
-	whole := false
-	for i := range o.Args {
-		a := &o.Args[i]
-		var name string
-		switch {
-		case a.Is("whole_archive"):
-			whole = true
-			continue
-		case a.Is("no_whole_archive"):
-			whole = false
-			continue
-		case a.Is("library"):
-			p, ok := searchLibrary(a.Value(), o.Sysroot, dirs)
-			if !ok {
-				return nil, fmt.Errorf("unable to find library -l%s", a.Value())
+	res := &scanResult{host: hostModel{wraps: map[string]bool{}, sharedDef: map[string]int{}, sharedRef: map[string]string{}}}
+	w := &inputWalker{d: d, res: res, dirs: o.libraryPaths()}
+	h := &res.host
+	for _, a := range parseLdArgs(o.Args) {
+		var err error
+		switch a.kind {
+		case ldFile:
+			err = w.visit(a.value, 0)
+		case ldLib:
+			err = w.visitLib(a.value, 0)
+		case ldWholeArchive:
+			w.state.whole = true
+		case ldNoWholeArchive:
+			w.state.whole = false
+		case ldStatic:
+			w.state.static = true
+		case ldDynamic:
+			w.state.static = false
+		case ldStartLib:
+			w.state.startLib = true
+		case ldEndLib:
+			w.state.startLib = false
+		case ldPushState:
+			w.stack = append(w.stack, w.state)
+		case ldPopState:
+			if n := len(w.stack); n > 0 {
+				w.state, w.stack = w.stack[n-1], w.stack[:n-1]
 			}
-			name = p
-		case a.IsInput():
-			name = a.Value()
-		default:
-			continue
+		case ldRef:
+			h.refs = append(h.refs, symRef{a.value, a.text})
+		case ldRefGlob:
+			h.globs = append(h.globs, symRef{a.value, a.text})
+		case ldExpr:
+			_, expr, _ := strings.Cut(a.value, "=")
+			for _, n := range symbolNames(expr) {
+				h.refs = append(h.refs, symRef{n, a.text})
+			}
+		case ldWrap:
+			h.wraps[a.value] = true
+		case ldScript:
+			err = w.script(a.value, a.text)
+		case ldSymFile:
+			w.symbolFile(a.value, a.text)
+		case ldUnsure:
+			h.unsure = append(h.unsure, "the host linker option '"+a.text+"' is not understood")
 		}
-		st, err := os.Stat(name)
-		if err != nil || !st.Mode().IsRegular() {
-			// Directories, devices, pipes and sockets are left to the
-			// host linker: reading them could block or never end.
-			continue
-		}
-		f, err := mmapfile.Open(name)
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		res.files = append(res.files, f)
-		if isSharedObject(f.Data) {
-			continue
-		}
-		k := format.Identify(f.Data)
-		isArchive := k == format.KindArchive || k == format.KindThinArchive
-		if d.inflate <= 0 {
-			d.inflate = 1 // the budget is spent: any compressed image is over it
-		}
-		units, err := scan.Input(name, f.Data, scan.Options{ReadFile: res.readMember, MaxInflated: d.inflate})
-		if err != nil {
-			if errors.Is(err, format.ErrLimit) && strings.Contains(err.Error(), "inflated size") {
-				return nil, fmt.Errorf("%w (compressed offload images may inflate to %d bytes in all; raise the limit with --wrapper-max-inflated=<size>)", err, d.maxInflated())
-			}
 			return nil, err
-		}
-		d.inflate -= inflatedBytes(units)
-		for _, su := range units {
-			u := &unit{origin: su.Origin, bufferID: name, data: su.Data, file: f, kind: su.Kind, images: d.dropPrelinked(su)}
-			if su.Member != "" {
-				u.bufferID = su.Member
-			}
-			if isArchive && !whole {
-				u.member = true
-				res.members = append(res.members, u)
-			} else {
-				res.objects = append(res.objects, u)
-			}
 		}
 	}
 	return res, nil
+}
+
+func (w *inputWalker) visitLib(name string, depth int) error {
+	p, ok := hostLibrary(name, w.d.opt.Sysroot, w.dirs, w.state.static)
+	if !ok {
+		return fmt.Errorf("unable to find library -l%s", name)
+	}
+	return w.visit(p, depth)
+}
+
+// readText reads a small text file named on the link line (a -T script or
+// a version script), looking in the -L directories when it is not found.
+func (w *inputWalker) readText(name string) (string, error) {
+	p := name
+	if _, err := os.Stat(p); err != nil && !filepath.IsAbs(name) {
+		if q, ok := findFromPaths(name, w.d.opt.Sysroot, w.dirs); ok {
+			p = q
+		}
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return "", err
+	}
+	if !st.Mode().IsRegular() {
+		return "", fmt.Errorf("not a regular file (%s)", fileType(st.Mode()))
+	}
+	if st.Size() > maxHostScriptSize {
+		return "", fmt.Errorf("larger than %d bytes", maxHostScriptSize)
+	}
+	data, err := os.ReadFile(p)
+	return string(data), err
+}
+
+// script follows a -T linker script.
+func (w *inputWalker) script(name, text string) error {
+	data, err := w.readText(name)
+	if err != nil {
+		w.res.host.unsure = append(w.res.host.unsure, fmt.Sprintf("linker script %s (%s) cannot be read: %v", name, text, err))
+		return nil
+	}
+	return w.followScript(name, data, 0)
+}
+
+// symbolFile reads a version script or dynamic list: the names it exports
+// are treated as referenced (GNU ld 2.40 and ld.lld 22 keep no member for
+// them; other linkers might).
+func (w *inputWalker) symbolFile(name, text string) {
+	data, err := w.readText(name)
+	var names []string
+	if err == nil {
+		names, err = parseSymbolFile(data)
+	}
+	if err != nil {
+		w.res.host.unsure = append(w.res.host.unsure, fmt.Sprintf("%s (%s) cannot be read: %v", name, text, err))
+		return
+	}
+	for _, n := range names {
+		w.res.host.globs = append(w.res.host.globs, symRef{n, text})
+	}
+}
+
+// followScript applies a linker script: its names are references, its
+// SEARCH_DIRs extend the library search, its INPUT/GROUP files are read
+// in place.
+func (w *inputWalker) followScript(name, text string, depth int) error {
+	info := parseLinkerScript(text)
+	h := &w.res.host
+	if info.unsure != "" {
+		h.unsure = append(h.unsure, fmt.Sprintf("linker script %s: %s", name, info.unsure))
+	}
+	for _, n := range info.refs {
+		h.refs = append(h.refs, symRef{n, "named in linker script " + name})
+	}
+	w.dirs = append(w.dirs, info.searchDirs...)
+	if depth >= maxHostScriptDepth {
+		if len(info.inputs) > 0 {
+			h.unsure = append(h.unsure, fmt.Sprintf("linker script %s: scripts nested more than %d deep", name, maxHostScriptDepth))
+		}
+		return nil
+	}
+	for _, in := range info.inputs {
+		var err error
+		if in.lib {
+			err = w.visitLib(in.name, depth+1)
+		} else {
+			p := in.name
+			if w.d.opt.Sysroot != "" && filepath.IsAbs(p) {
+				if _, e := os.Stat(w.d.opt.Sysroot + p); e == nil {
+					p = w.d.opt.Sysroot + p
+				}
+			}
+			if _, e := os.Stat(p); e != nil && !filepath.IsAbs(p) {
+				if q, ok := findFromPaths(in.name, w.d.opt.Sysroot, w.dirs); ok {
+					p = q
+				}
+			}
+			err = w.visit(p, depth+1)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// visit reads one input file.
+func (w *inputWalker) visit(name string, depth int) error {
+	d, res := w.d, w.res
+	st, err := os.Stat(name)
+	if err != nil || !st.Mode().IsRegular() {
+		// Directories, devices, pipes and sockets are left to the
+		// host linker: reading them could block or never end.
+		return nil
+	}
+	f, err := mmapfile.Open(name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	res.files = append(res.files, f)
+	w.pos++
+	pos := w.pos
+	if isSharedObject(f.Data) {
+		w.shared(name, f.Data, pos)
+		return nil
+	}
+	k := format.Identify(f.Data)
+	if k == format.KindUnknown {
+		// The host linker reads any other file as a linker script.
+		if len(f.Data) > maxHostScriptSize {
+			res.host.unsure = append(res.host.unsure, fmt.Sprintf("%s: not an object file, and too large to read as a linker script", name))
+			return nil
+		}
+		return w.followScript(name, string(f.Data), depth)
+	}
+	isArchive := k == format.KindArchive || k == format.KindThinArchive
+	if d.inflate <= 0 {
+		d.inflate = 1 // the budget is spent: any compressed image is over it
+	}
+	units, err := scan.Input(name, f.Data, scan.Options{ReadFile: res.readMember, MaxInflated: d.inflate})
+	if err != nil {
+		if errors.Is(err, format.ErrLimit) && strings.Contains(err.Error(), "inflated size") {
+			return fmt.Errorf("%w (compressed offload images may inflate to %d bytes in all; raise the limit with --wrapper-max-inflated=<size>)", err, d.maxInflated())
+		}
+		return err
+	}
+	d.inflate -= inflatedBytes(units)
+	for _, su := range units {
+		u := &unit{origin: su.Origin, bufferID: name, data: su.Data, file: f, kind: su.Kind, images: d.dropPrelinked(su), pos: pos}
+		if su.Member != "" {
+			u.bufferID = su.Member
+		}
+		if (isArchive && !w.state.whole) || (!isArchive && w.state.startLib) {
+			u.member, u.lazy = isArchive, true
+			res.members = append(res.members, u)
+		} else {
+			res.objects = append(res.objects, u)
+		}
+	}
+	return nil
+}
+
+// shared records a shared library's dynamic symbols: its strong
+// definitions stop later archives from being searched for them, and its
+// strong undefined references make the host link keep archive members
+// that define them (GNU ld when the archive follows, ld.lld when it
+// precedes).
+func (w *inputWalker) shared(name string, data []byte, pos int) {
+	defs, undefs, ok := dynamicSymbols(data)
+	h := &w.res.host
+	if !ok {
+		h.unsure = append(h.unsure, name+": the dynamic symbol table cannot be read")
+		return
+	}
+	for _, n := range defs {
+		if _, ok := h.sharedDef[n]; !ok {
+			h.sharedDef[n] = pos
+		}
+	}
+	for _, n := range undefs {
+		if _, ok := h.sharedRef[n]; !ok {
+			h.sharedRef[n] = "referenced by " + name
+		}
+	}
+}
+
+// dynamicSymbols reads a shared object's strong dynamic definitions and
+// strong undefined references.
+func dynamicSymbols(data []byte) (defs, undefs []string, ok bool) {
+	defer func() {
+		if recover() != nil {
+			defs, undefs, ok = nil, nil, false
+		}
+	}()
+	f, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		return nil, nil, false
+	}
+	syms, err := f.DynamicSymbols()
+	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
+		return nil, nil, false
+	}
+	for _, s := range syms {
+		if bind := elf.ST_BIND(s.Info); s.Name == "" || (bind != elf.STB_GLOBAL && bind != stbGNUUnique) {
+			continue
+		}
+		if s.Section == elf.SHN_UNDEF {
+			undefs = append(undefs, s.Name)
+		} else {
+			defs = append(defs, s.Name)
+		}
+	}
+	return defs, undefs, true
 }
 
 // dropPrelinked removes images held in .llvm.offloading.relocatable
@@ -317,48 +580,100 @@ func (d *driver) dropPrelinked(su scan.Unit) []*offload.Binary {
 	return out
 }
 
-// symbols reads the unit's ELF symbol table: global/weak definitions and
-// strong undefined references. ok is false for anything that is not a
-// readable ELF relocatable (bitcode, COFF, corrupt files).
-func symbols(data []byte) (defs, undefs []string, ok bool) {
+// stbGNUUnique is STB_GNU_UNIQUE, a global binding debug/elf does not name.
+const stbGNUUnique elf.SymBind = 10
+
+// symtab is what symbol resolution needs of an object.
+type symtab struct {
+	defs    []string // global, weak and unique definitions (not common)
+	commons []string // common symbols
+	undefs  []string // strong undefined references
+}
+
+// symbols reads the symbol table of an ELF relocatable object or an LLVM
+// bitcode module (its irsymtab). ok is false for anything else and for
+// damaged files.
+func symbols(data []byte) (st symtab, ok bool) {
 	defer func() {
 		if recover() != nil {
-			defs, undefs, ok = nil, nil, false
+			st, ok = symtab{}, false
 		}
 	}()
-	if format.Identify(data) != format.KindELF {
-		return nil, nil, false
+	switch format.Identify(data) {
+	case format.KindELF:
+	case format.KindBitcode:
+		return bitcodeSymbols(data)
+	default:
+		return st, false
 	}
 	f, err := elf.NewFile(bytes.NewReader(data))
-	if err != nil {
-		return nil, nil, false
+	if err != nil || f.Type != elf.ET_REL {
+		return st, false
 	}
 	syms, err := f.Symbols()
 	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
-		return nil, nil, false
+		return st, false
 	}
 	for _, s := range syms {
 		bind := elf.ST_BIND(s.Info)
-		if s.Name == "" || (bind != elf.STB_GLOBAL && bind != elf.STB_WEAK) {
+		if s.Name == "" || (bind != elf.STB_GLOBAL && bind != elf.STB_WEAK && bind != stbGNUUnique) {
 			continue
 		}
-		if s.Section == elf.SHN_UNDEF {
+		switch s.Section {
+		case elf.SHN_UNDEF:
 			if bind == elf.STB_GLOBAL {
-				undefs = append(undefs, s.Name)
+				st.undefs = append(st.undefs, s.Name)
 			}
+		case elf.SHN_COMMON:
+			st.commons = append(st.commons, s.Name)
+		default:
+			st.defs = append(st.defs, s.Name)
+		}
+	}
+	return st, true
+}
+
+// bitcodeSymbols reads a bitcode module's irsymtab.
+func bitcodeSymbols(data []byte) (st symtab, ok bool) {
+	syms, err := bitcode.Symbols(data)
+	if err != nil {
+		return st, false
+	}
+	for i := range syms {
+		s := &syms[i]
+		if !s.IsGlobal() || s.IsFormatSpecific() || s.Name == "" {
 			continue
 		}
-		defs = append(defs, s.Name)
+		switch {
+		case s.IsUndefined():
+			if !s.IsWeak() {
+				st.undefs = append(st.undefs, s.Name)
+			}
+		case s.IsCommon():
+			st.commons = append(st.commons, s.Name)
+		default:
+			st.defs = append(st.defs, s.Name)
+		}
 	}
-	return defs, undefs, true
+	return st, true
 }
 
 func (u *unit) loadSymbols() bool {
 	if !u.symsDone {
-		u.defs, u.undefs, u.symsOK = symbols(u.data)
+		u.syms, u.symsOK = symbols(u.data)
 		u.symsDone = true
 	}
 	return u.symsOK
+}
+
+// hasHostSymbols reports a unit the host linker reads symbols from:
+// objects (ELF, COFF, Mach-O) and bitcode; not raw offload files.
+func hasHostSymbols(u *unit) bool {
+	switch u.kind {
+	case format.KindELF, format.KindBitcode, format.KindCOFF, format.KindMachO:
+		return true
+	}
+	return false
 }
 
 // symSet tracks definitions and undefined references of a set of objects.
@@ -368,11 +683,14 @@ type symSet struct {
 
 func newSymSet() *symSet { return &symSet{def: map[string]bool{}, undef: map[string]bool{}} }
 
-func (s *symSet) add(defs, undefs []string) {
-	for _, n := range defs {
+func (s *symSet) add(st symtab) {
+	for _, n := range st.defs {
 		s.def[n] = true
 	}
-	for _, n := range undefs {
+	for _, n := range st.commons {
+		s.def[n] = true
+	}
+	for _, n := range st.undefs {
 		if !s.def[n] {
 			s.undef[n] = true
 		}
@@ -389,14 +707,116 @@ func (s *symSet) resolves(defs []string) (string, bool) {
 	return "", false
 }
 
+// hostResolver follows the host link's symbol resolution closely enough to
+// know every archive member it may keep. It errs toward keeping: a member
+// is kept when it defines a symbol that is referenced anywhere (objects,
+// kept members, shared libraries' undefined symbols, -u and the other
+// options in hostModel) unless an object, kept member or shared library
+// placed before its archive already defines that symbol. Both GNU ld (one
+// pass in command-line order, --start-group rescans) and ld.lld (lazy
+// symbols that a later reference still extracts) keep a subset of that.
+// Weak undefined references keep nothing, as in both linkers.
+type hostResolver struct {
+	m        *hostModel
+	blockPos map[string]int    // symbol -> first place a definition stops archive searches
+	refs     map[string]string // referenced symbol -> why
+}
+
+func newHostResolver(m *hostModel) *hostResolver {
+	r := &hostResolver{m: m, blockPos: map[string]int{}, refs: map[string]string{}}
+	for n, p := range m.sharedDef {
+		r.blockPos[n] = p
+	}
+	for _, ref := range m.refs {
+		r.ref(ref.name, ref.why)
+	}
+	for n, why := range m.sharedRef {
+		r.ref(n, why)
+	}
+	return r
+}
+
+// ref records a strong reference, following --wrap: a reference to S is
+// bound to __wrap_S, and __real_S to S.
+func (r *hostResolver) ref(name, why string) {
+	for range 2 {
+		if _, ok := r.refs[name]; !ok {
+			r.refs[name] = why
+		}
+		if r.m.wraps[name] {
+			name = "__wrap_" + name
+		} else if real, ok := strings.CutPrefix(name, "__real_"); ok && r.m.wraps[real] {
+			name = real
+		} else {
+			return
+		}
+	}
+	if _, ok := r.refs[name]; !ok {
+		r.refs[name] = why
+	}
+}
+
+// load adds a kept unit's symbols. Common symbols count as references
+// too: GNU ld replaces a common symbol with an archive's definition.
+func (r *hostResolver) load(u *unit) {
+	for _, n := range u.syms.defs {
+		if p, ok := r.blockPos[n]; !ok || u.pos < p {
+			r.blockPos[n] = u.pos
+		}
+	}
+	for _, n := range u.syms.undefs {
+		r.ref(n, "referenced by "+u.origin)
+	}
+	for _, n := range u.syms.commons {
+		r.ref(n, "common in "+u.origin)
+	}
+}
+
+// keeps reports why the host link may keep member u, or "".
+func (r *hostResolver) keeps(u *unit) string {
+	for _, list := range [][]string{u.syms.defs, u.syms.commons} {
+		for _, n := range list {
+			if p, ok := r.blockPos[n]; ok && p <= u.pos {
+				continue
+			}
+			if why, ok := r.refs[n]; ok {
+				return fmt.Sprintf("the host link keeps it for %s (%s)", n, why)
+			}
+			for _, g := range r.m.globs {
+				if matchSymbol(g.name, n) {
+					return fmt.Sprintf("the host link keeps it for %s (%s)", n, g.why)
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // selectMembers decides, in lazy mode, which archive members give device
-// code: those the host link pulls (a member defining a host symbol that
-// loaded objects leave undefined), those whose device images define a
-// symbol that selected device code leaves undefined, and those with an
-// arch named in --should-extract. It iterates to a fixed point, so the
-// result does not depend on library order.
-func selectMembers(objects, members []*unit, shouldExtract map[string]bool) {
-	host := newSymSet()
+// code: every member the host link may keep (hostResolver), those whose
+// device images define a symbol that selected device code leaves
+// undefined, and those with an arch named in --should-extract. It iterates
+// to a fixed point, so the result does not depend on library order. When
+// the host link cannot be followed (an unknown option, a linker script
+// with SECTIONS, an object or member whose symbols cannot be read) every
+// member is taken: device code the program does not use is harmless, a
+// kept member without its device code fails at run time.
+func selectMembers(sr *scanResult, shouldExtract map[string]bool) {
+	objects, members := sr.objects, sr.members
+	unsure := sr.host.unsure
+	for _, u := range objects {
+		if hasHostSymbols(u) && !u.loadSymbols() {
+			unsure = append(unsure, u.origin+": the symbol table cannot be read")
+		}
+	}
+	if len(unsure) > 0 {
+		for _, u := range members {
+			u.hostKept, u.loaded, u.selected = true, true, len(u.images) > 0
+			u.why = "the host link may keep it: " + unsure[0]
+		}
+		return
+	}
+	host := newHostResolver(&sr.host)
 	dev := map[string]*symSet{} // by device triple
 	devSet := func(triple string) *symSet {
 		s := dev[triple]
@@ -406,67 +826,75 @@ func selectMembers(objects, members []*unit, shouldExtract map[string]bool) {
 		}
 		return s
 	}
-	devSyms := map[*offload.Binary][2][]string{}
-	imageSyms := func(b *offload.Binary) ([]string, []string, bool) {
+	devSyms := map[*offload.Binary]symtab{}
+	imageSyms := func(b *offload.Binary) (symtab, bool) {
 		if v, ok := devSyms[b]; ok {
-			return v[0], v[1], true
+			return v, true
 		}
-		defs, undefs, ok := symbols(b.Image)
+		st, ok := symbols(b.Image)
 		if ok {
-			devSyms[b] = [2][]string{defs, undefs}
+			devSyms[b] = st
 		}
-		return defs, undefs, ok
+		return st, ok
 	}
-	load := func(u *unit) {
-		if u.loadSymbols() {
-			host.add(u.defs, u.undefs)
-		}
+	loadDevice := func(u *unit) {
 		for _, b := range u.images {
-			if defs, undefs, ok := imageSyms(b); ok {
-				devSet(b.Triple()).add(defs, undefs)
+			if st, ok := imageSyms(b); ok {
+				devSet(b.Triple()).add(st)
 			}
 		}
 	}
 	for _, u := range objects {
-		load(u)
+		if u.loadSymbols() {
+			host.load(u)
+		}
+		loadDevice(u)
 	}
-	take := func(u *unit, why string) {
-		u.loaded, u.why = true, why
-		u.selected = len(u.images) > 0
-		load(u)
+	take := func(u *unit, why string, kept bool) {
+		if kept && !u.hostKept {
+			u.hostKept = true
+			host.load(u)
+		}
+		if !u.loaded {
+			u.loaded, u.why = true, why
+			u.selected = len(u.images) > 0
+			loadDevice(u)
+		}
 	}
 	for _, u := range members {
 		for _, b := range u.images {
 			if shouldExtract[b.Arch()] && !u.loaded {
-				take(u, "--should-extract="+b.Arch())
+				take(u, "--should-extract="+b.Arch(), false)
 			}
 		}
 	}
 	for changed := true; changed; {
 		changed = false
 		for _, u := range members {
+			if u.hostKept {
+				continue
+			}
+			if !u.loadSymbols() && hasHostSymbols(u) {
+				take(u, "the host link may keep it: its symbol table cannot be read", true)
+				changed = true
+				continue
+			}
+			if why := host.keeps(u); why != "" {
+				take(u, why, true)
+				changed = true
+				continue
+			}
 			if u.loaded {
 				continue
 			}
-			why := ""
-			if u.loadSymbols() {
-				if sym, ok := host.resolves(u.defs); ok {
-					why = "the host link pulls it for " + sym
-				}
-			}
 			for _, b := range u.images {
-				if why != "" {
-					break
-				}
-				if defs, _, ok := imageSyms(b); ok {
-					if sym, ok := devSet(b.Triple()).resolves(defs); ok {
-						why = "device code references " + sym
+				if st, ok := imageSyms(b); ok {
+					if sym, ok := devSet(b.Triple()).resolves(st.defs); ok {
+						take(u, "device code references "+sym, false)
+						changed = true
+						break
 					}
 				}
-			}
-			if why != "" {
-				take(u, why)
-				changed = true
 			}
 		}
 	}
