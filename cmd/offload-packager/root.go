@@ -145,17 +145,21 @@ llvm-offload-binary's syntax (file=NAME picks the output name); --triple,
 
 	var do packager.DumpOptions
 	dump := &cobra.Command{
-		Use:   "dump [--all] [--json] [--no-extract] FILE...",
+		Use:   "dump [--all] [--json] [--extract-bundles] FILE...",
 		Short: "List the offload images in files (llvm-objdump --offloading)",
 		Long: `Lists every offload image in raw packages, ELF/COFF objects, executables,
-bitcode hosts and archives. The default output is byte-identical to
-llvm-objdump --offloading, side effect included: the entries of
-clang-offload-bundler bundles in an object's sections (HIP's .hip_fatbin)
-are written to <file>.<bundle>.<entry ID> ("Extracting offload bundle: ...");
---no-extract lists only. --all adds every key and value, sizes and offsets
-and shows bundles, fatbins and HCF as a tree; --json prints the schema
-documented in docs/dump-json.md (neither writes files). Only headers are
-read for listing, so time and memory do not grow with payload size.`,
+bitcode hosts and archives: OffloadBinary entries, the entries of
+clang-offload-bundler bundles (HIP's .hip_fatbin, old-driver
+__CLANG_OFFLOAD_BUNDLE__ sections, compressed or not), NVIDIA fatbins and
+AdaptiveCpp HCF objects. It writes nothing. The lines llvm-objdump
+--offloading prints while listing are kept byte for byte; the entries it
+does not list follow as "OFFLOAD BUNDLE [b] ENTRY [e]:" blocks.
+--extract-bundles adds llvm-objdump's side effect instead: each bundle
+entry is written to <file>.<bundle>.<entry ID> ("Extracting offload
+bundle: ..."). --all adds every key and value, sizes, offsets and nested
+containers; --json prints the schema documented in docs/dump-json.md. Only
+headers are read for listing, so time and memory do not grow with payload
+size.`,
 		Args:    cobra.MinimumNArgs(1),
 		Example: "  offload-packager dump app.o libdev.a\n  offload-packager dump --json a.out",
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -165,7 +169,10 @@ read for listing, so time and memory do not grow with payload size.`,
 	}
 	dump.Flags().BoolVar(&do.All, "all", false, "print every key and value, sizes and offsets")
 	dump.Flags().BoolVar(&do.JSON, "json", false, "print JSON (docs/dump-json.md)")
-	dump.Flags().BoolVar(&do.NoExtract, "no-extract", false, "do not write bundle entries to files (llvm-objdump does)")
+	dump.Flags().BoolVar(&do.ExtractBundles, "extract-bundles", false, "write bundle entries to <file>.<bundle>.<entry ID> as llvm-objdump --offloading does")
+	var noExtract bool // accepted for compatibility: listing never writes
+	dump.Flags().BoolVar(&noExtract, "no-extract", false, "")
+	dump.Flags().MarkHidden("no-extract")
 
 	var eo packager.EmbedOptions
 	embed := &cobra.Command{

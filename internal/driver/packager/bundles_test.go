@@ -131,19 +131,34 @@ func TestDumpBundleExtractionParity(t *testing.T) {
 		errRef   string // the reference's diagnostic (after "error: ")
 		errOurs  string // a piece of ours
 		refCrash bool
+		// beyond: the reference fails with errRef where we succeed and
+		// write these files (COFF objects, which it refuses).
+		beyond []string
 	}{
 		{file: "one.o"}, {file: "two.o"}, {file: "cat.o"}, {file: "lib.a"},
 		{file: "ccob.o", ccob: true},
 		{file: "trunc.o", errRef: "'trunc.o': while extracting offload FatBin bundles: Stream Error", errOurs: "'trunc.o': while extracting offload FatBin bundles: section .hip_fatbin: bundle at offset 0x0: 3 entries do not fit"},
-		{file: "coff.obj", errRef: "'coff.obj': while extracting offload FatBin bundles: COFF object files not supported", errOurs: "'coff.obj': while extracting offload FatBin bundles: COFF object files not supported"},
+		{file: "coff.obj", errRef: "'coff.obj': while extracting offload FatBin bundles: COFF object files not supported", beyond: []string{
+			"coff.obj.0.hip-amdgcn-amd-amdhsa--gfx1100", "coff.obj.0.hip-amdgcn-amd-amdhsa--gfx90a", "coff.obj.0.host-x86_64-unknown-linux-gnu-"}},
 		{file: "slash.o", errRef: "'slash.o': while extracting offload Bundle Entries: No such file or directory", errOurs: "'slash.o': while extracting offload Bundle Entries: entry ID \"hip-amdgcn-amd-amdh/../../zzz\""},
 		{file: "big.o", refCrash: true, errOurs: "outside the"},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			rd, od := copyDir(t, fx), copyDir(t, fx)
 			wantOut, wantDiag, wantOK := runObjdump(t, rd, c.file)
-			gotOut, gotDiag, err := runDump(od, DumpOptions{Files: []string{c.file}})
+			gotOut, gotDiag, err := runDump(od, DumpOptions{Files: []string{c.file}, ExtractBundles: true})
 			refFiles, ourFiles := newFiles(t, rd, fx), newFiles(t, od, fx)
+			if c.beyond != nil {
+				require.False(t, wantOK)
+				require.Len(t, wantDiag, 1)
+				assert.True(t, strings.HasPrefix(wantDiag[0], "error: "+c.errRef), wantDiag[0])
+				require.NoError(t, err, gotDiag)
+				assert.Equal(t, c.beyond, names(ourFiles))
+				assert.Equal(t, d1, ourFiles["coff.obj.0.hip-amdgcn-amd-amdhsa--gfx90a"])
+				assert.Empty(t, ourFiles["coff.obj.0.host-x86_64-unknown-linux-gnu-"])
+				assert.Contains(t, gotOut, "Extracting offload bundle: coff.obj.0.hip-amdgcn-amd-amdhsa--gfx90a\n")
+				return
+			}
 			if c.refCrash {
 				// llvm-objdump reads past its buffer and crashes here.
 				require.Error(t, err)
@@ -172,8 +187,8 @@ func TestDumpBundleExtractionParity(t *testing.T) {
 			}
 		})
 	}
-	// --no-extract lists only; --all and --json never write.
-	for _, opt := range []DumpOptions{{NoExtract: true}, {All: true}, {JSON: true}} {
+	// Without --extract-bundles nothing is written.
+	for _, opt := range []DumpOptions{{}, {All: true}, {JSON: true}} {
 		od := copyDir(t, fx)
 		opt.Files = []string{"two.o", "lib.a"}
 		out, _, err := runDump(od, opt)
@@ -210,14 +225,18 @@ func FuzzSectionBundles(f *testing.F) {
 	f.Add(append([]byte("CCOB\x03\x00\x01\x00"), make([]byte, 40)...))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, sec []byte) {
-		bs, err := sectionBundles(sec, true)
+		l := &lister{in: &input{data: sec}, full: true}
+		bs, err := l.sectionBundles(sec)
 		if err != nil {
 			return
 		}
 		for _, b := range bs {
 			for _, e := range b.Entries {
-				if int64(len(e.Data)) != e.Size {
-					t.Fatalf("entry %q: %d bytes for size %d", e.ID, len(e.Data), e.Size)
+				if int64(len(e.data)) != e.Size {
+					t.Fatalf("entry %q: %d bytes for size %d", e.ID, len(e.data), e.Size)
+				}
+				if e.Offset >= 0 && e.Offset+e.Size > int64(len(sec)) {
+					t.Fatalf("entry %q at %d+%d outside the %d-byte section", e.ID, e.Offset, e.Size, len(sec))
 				}
 			}
 		}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/offload-kit/offload-kit/internal/binio"
 	"io"
 	"path/filepath"
 	"strings"
@@ -13,20 +12,25 @@ import (
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/ar"
 	"github.com/offload-kit/offload-kit/format/offload"
-	"github.com/offload-kit/offload-kit/hcf"
+	"github.com/offload-kit/offload-kit/internal/binio"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
 	"github.com/offload-kit/offload-kit/internal/scan"
 )
 
+// DumpSchema is the version of the --json document (docs/dump-json.md).
+const DumpSchema = 2
+
 // DumpOptions selects the dump format.
 type DumpOptions struct {
 	Files []string
-	All   bool // every key and value, sizes and offsets
+	All   bool // every key and value, sizes and offsets, nested containers
 	JSON  bool // the stable schema in docs/dump-json.md
-	// NoExtract skips what llvm-objdump does after listing: writing each
-	// bundle entry of the objects' bundle sections to
-	// <file>.<bundle>.<entry ID> and printing "Extracting offload bundle".
-	NoExtract bool
+	// ExtractBundles does what llvm-objdump --offloading does after
+	// listing an object: it writes each entry of the bundles in the
+	// object's sections to <file>.<bundle>.<entry ID> and prints
+	// "Extracting offload bundle: <name>" (in place of the entry
+	// listing). Without it dump writes nothing.
+	ExtractBundles bool
 }
 
 // DumpFile is one input in the JSON dump.
@@ -37,48 +41,47 @@ type DumpFile struct {
 	Error   string       `json:"error,omitempty"`
 }
 
-// DumpObject is an object file, archive member or raw package holding images.
+// DumpObject is an object file, archive member, raw package or container
+// file, and the offload images it holds.
 type DumpObject struct {
-	Name   string      `json:"name"`             // "a.o" or "lib.a(m.o)"
-	Format string      `json:"format,omitempty"` // objdump's file format name; empty for raw packages
-	Images []DumpImage `json:"images"`
-	// Containers are other containers in the object's sections (bundles,
-	// fatbins, HCF), or the whole file's structure for inputs that are
-	// themselves bundles, fatbins or HCF. Filled by --all and --json.
-	Containers []DumpNode `json:"containers,omitempty"`
+	Name   string `json:"name"`             // "a.o" or "lib.a(m.o)"
+	Format string `json:"format,omitempty"` // objdump's file format name; empty for raw packages
+	DumpContents
 }
 
 // DumpImage is one OffloadBinary entry.
 type DumpImage struct {
-	Index          int          `json:"index"`
-	Version        uint32       `json:"version"`
-	Offset         int64        `json:"offset"` // of the binary's header in the file; -1 if not stored plainly (bitcode, compressed)
-	Size           uint64       `json:"size"`
-	ImageKind      string       `json:"image_kind"`
-	ImageKindValue uint16       `json:"image_kind_value"`
-	OffloadKind    string       `json:"offload_kind"`
-	OffloadValue   uint16       `json:"offload_kind_value"`
-	Flags          uint32       `json:"flags"`
-	Triple         string       `json:"triple"`
-	Arch           string       `json:"arch"`
-	ImageOffset    int64        `json:"image_offset"` // of the payload in the file; -1 as above
-	ImageSize      int          `json:"image_size"`
-	Strings        []offload.KV `json:"strings"`
+	Index          int      `json:"index"`
+	Version        uint32   `json:"version"`
+	Offset         int64    `json:"offset"` // of the binary's header in the file; -1 if not stored plainly (bitcode, compressed)
+	Size           uint64   `json:"size"`
+	ImageKind      string   `json:"image_kind"`
+	ImageKindValue uint16   `json:"image_kind_value"`
+	OffloadKind    string   `json:"offload_kind"`
+	OffloadValue   uint16   `json:"offload_kind_value"`
+	Flags          uint32   `json:"flags"`
+	Kind           string   `json:"kind"` // = offload_kind, the name bundle entries use too
+	Triple         string   `json:"triple"`
+	Arch           string   `json:"arch"`
+	ImageOffset    int64    `json:"image_offset"` // of the payload in the file; -1 as above
+	ImageSize      int      `json:"image_size"`
+	Strings        []DumpKV `json:"strings"`
 	// Contents describes the payload when it is itself a container (a
 	// bundle, fatbin, OffloadBinary...). Filled by --all and --json.
-	Contents []DumpNode `json:"contents,omitempty"`
+	Contents *DumpContents `json:"contents,omitempty"`
 }
 
-// dumpError ends a default-mode dump the way llvm-objdump's reportError
-// does: the first error is printed and the run stops with exit 1.
-type dumpError struct{ msg string }
+// DumpKV is one string entry of an OffloadBinary.
+type DumpKV struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
 
-func (e *dumpError) Error() string { return e.msg }
-
-// Dump prints the offload images in each file. The default output is
-// byte-identical to `llvm-objdump --offloading`, including its side effect
-// of writing the entries of clang-offload-bundler bundles found in
-// sections to files (see extractBundles; NoExtract turns it off).
+// Dump prints the offload images in each file. The default output keeps
+// every line `llvm-objdump --offloading` prints while listing, byte for
+// byte, and adds the entries of bundles, fatbins and HCF objects that it
+// does not list; it writes no files. ExtractBundles adds llvm-objdump's
+// side effect (see writeBundles).
 func Dump(env *Env, opt DumpOptions) error {
 	var files []DumpFile
 	var firstErr error
@@ -109,7 +112,7 @@ func Dump(env *Env, opt DumpOptions) error {
 		if err := enc.Encode(struct {
 			Schema int        `json:"schema"`
 			Files  []DumpFile `json:"files"`
-		}{1, files}); err != nil {
+		}{DumpSchema, files}); err != nil {
 			return err
 		}
 		if firstErr != nil {
@@ -128,24 +131,46 @@ func dumpFile(env *Env, name string, opt DumpOptions) (DumpFile, error) {
 	}
 	defer in.Close()
 	deep := opt.All || opt.JSON
-	// The default output is llvm-objdump's, side effect included: bundle
-	// entries are written next to the input. --all and --json only look.
-	// (A file:// URI names part of a file: llvm-objdump has no such
-	// input, and its bundles are listed only.)
-	extract := !deep && !opt.NoExtract && !strings.HasPrefix(name, "file://")
-	insp := &inspector{file: in.data}
+	// A file:// URI names part of a file: llvm-objdump has no such input,
+	// and nothing is written for it.
+	extract := opt.ExtractBundles && !strings.HasPrefix(name, "file://")
+	l := newLister(env, in, deep)
+	defer l.close()
+	l.full = extract
 	emit := func(obj DumpObject) {
-		if deep {
-			for i := range obj.Images {
-				if d, ok := imageData(in.data, obj.Images[i]); ok {
-					obj.Images[i].Contents = insp.contents(d, 1)
-				}
-			}
-		}
+		obj.fill()
 		df.Objects = append(df.Objects, obj)
 		if text {
-			printObject(env.Stdout, obj, opt.All)
+			printObject(env.Stdout, obj, opt.All, !extract)
 		}
+	}
+	// object lists an ELF or COFF object (or archive member): the file
+	// format line and OffloadBinary images as llvm-objdump prints them
+	// (the line is printed even when what follows fails, as there), then
+	// the containers in its other sections.
+	object := func(origin, base string, data []byte, k format.Kind) error {
+		eo, err := elfembed.Parse(data)
+		if err != nil {
+			return errors.New("The file was not recognized as a valid object file: " + err.Error())
+		}
+		obj := DumpObject{Name: origin, Format: fileFormatName(eo)}
+		bins, err := scan.Images(data, k, scan.Options{})
+		if err != nil {
+			emit(obj)
+			return fmt.Errorf("while extracting offloading files: %s", llvmText(err))
+		}
+		obj.Images = l.images(bins)
+		var secs DumpContents
+		if err := l.sections(eo, &secs); err != nil {
+			emit(obj)
+			return fmt.Errorf("while extracting offload FatBin bundles: %v", err)
+		}
+		obj.Bundles, obj.Fatbins, obj.HCF = secs.Bundles, secs.Fatbins, secs.HCF
+		emit(obj)
+		if extract {
+			return writeBundles(env, l, base, obj.Bundles)
+		}
+		return nil
 	}
 	switch k := format.Identify(in.data); k {
 	case format.KindArchive, format.KindThinArchive:
@@ -167,16 +192,9 @@ func dumpFile(env *Env, name string, opt DumpOptions) (DumpFile, error) {
 			mk := format.Identify(data)
 			switch mk {
 			case format.KindELF, format.KindCOFF:
-				obj, err := objectImages(in.data, origin, data, mk)
-				if err != nil {
+				// objdump names a member's bundle files after the member.
+				if err := object(origin, m.Name, data, mk); err != nil {
 					return df, fmt.Errorf("%s: %s", origin, err)
-				}
-				emit(obj)
-				if extract {
-					// objdump names a member's bundle files after the member.
-					if err := extractBundles(env, m.Name, data); err != nil {
-						return df, fmt.Errorf("'%s': %s", m.Name, err)
-					}
 				}
 			case format.KindOffloadBinary:
 				// objdump maps the member in place; a package that is not
@@ -184,7 +202,7 @@ func dumpFile(env *Env, name string, opt DumpOptions) (DumpFile, error) {
 				if m.Offset%8 != 0 {
 					return df, fmt.Errorf("%s: Invalid data was encountered while parsing the file", origin)
 				}
-				obj, err := rawImages(in.data, origin, data)
+				obj, err := rawImages(l, origin, data)
 				if err != nil {
 					return df, fmt.Errorf("%s: %s", origin, err)
 				}
@@ -194,91 +212,85 @@ func dumpFile(env *Env, name string, opt DumpOptions) (DumpFile, error) {
 			}
 		}
 	case format.KindELF, format.KindCOFF:
-		obj, err := objectImages(in.data, name, in.data, k)
-		if err != nil {
+		if err := object(name, name, in.data, k); err != nil {
 			return df, fmt.Errorf("'%s': %s", name, err)
 		}
-		if deep {
-			if eo, err := elfembed.Parse(in.data); err == nil {
-				obj.Containers = insp.sections(eo, 0)
-			}
-		}
-		emit(obj)
-		if extract {
-			if err := extractBundles(env, name, in.data); err != nil {
-				return df, fmt.Errorf("'%s': %s", name, err)
-			}
-		}
-	case format.KindBundle, format.KindCCOB, format.KindFatbin:
-		// Not objects, so llvm-objdump rejects them; we show their structure.
-		nodes := insp.contents(in.data, 0)
-		if len(nodes) == 1 && nodes[0].Error != "" {
-			return df, fmt.Errorf("'%s': %s", name, nodes[0].Error)
-		}
-		emit(DumpObject{Name: name, Format: k.String(), Images: []DumpImage{}, Containers: nodes})
 	case format.KindOffloadBinary:
 		if _, _, err := offload.Parse(in.data); err != nil {
 			return df, fmt.Errorf("'%s': %s", name, offload.LLVMError(err))
 		}
-		obj, err := rawImages(in.data, name, in.data)
+		obj, err := rawImages(l, name, in.data)
 		if err != nil {
 			return df, fmt.Errorf("'%s': %s", name, err)
 		}
 		emit(obj)
 	case format.KindBitcode:
 		// llvm-objdump cannot read bitcode hosts; we can.
-		imgs, err := scan.Images(in.data, k, scan.Options{})
+		bins, err := scan.Images(in.data, k, scan.Options{})
 		if err != nil {
 			return df, fmt.Errorf("'%s': %s", name, llvmText(err))
 		}
-		emit(DumpObject{Name: name, Format: "llvm bitcode", Images: describe(in.data, imgs)})
+		emit(DumpObject{Name: name, Format: "llvm bitcode", DumpContents: DumpContents{Images: l.images(bins)}})
 	case format.KindMachO:
 		f := machoFormatName(in.data)
-		df.Objects = append(df.Objects, DumpObject{Name: name, Format: f, Images: []DumpImage{}})
+		df.Objects = append(df.Objects, DumpObject{Name: name, Format: f, DumpContents: DumpContents{Images: []DumpImage{}, Bundles: []DumpBundle{}, Fatbins: []DumpFatbin{}, HCF: []DumpHCF{}}})
 		df.Warning = "--offloading is currently only supported for COFF and ELF targets"
 		if text {
 			fmt.Fprintf(env.Stdout, "\n%s:\tfile format %s\n", name, f)
 		}
 		fmt.Fprintf(env.Stderr, "%s: warning: '%s': %s\n", env.Tool, name, df.Warning)
 	default:
-		if !looksLikeHCF(in.data) {
+		// Not objects, so llvm-objdump rejects them; we list their entries.
+		c, err := l.parse(in.data, 0)
+		if err != nil {
+			return df, fmt.Errorf("'%s': %s", name, err)
+		}
+		if c == nil {
 			return df, fmt.Errorf("'%s': The file was not recognized as a valid object file", name)
 		}
-		if f, err := hcf.Parse(in.data); err == nil && f.Root != nil && len(f.Root.Values)+len(f.Root.Children) > 0 {
-			emit(DumpObject{Name: name, Format: "hcf", Images: []DumpImage{}, Containers: []DumpNode{insp.hcfNode(f, in.data, int64(len(in.data)))}})
-			return df, nil
+		emit(DumpObject{Name: name, Format: containerFormatName(in.data), DumpContents: *c})
+		if extract {
+			if err := writeBundles(env, l, name, c.Bundles); err != nil {
+				return df, fmt.Errorf("'%s': %s", name, err)
+			}
 		}
-		return df, fmt.Errorf("'%s': The file was not recognized as a valid object file", name)
 	}
 	return df, nil
 }
 
-// imageData returns the payload bytes of a described image.
-func imageData(file []byte, im DumpImage) ([]byte, bool) {
-	if im.ImageOffset < 0 || im.ImageOffset+int64(im.ImageSize) > int64(len(file)) {
-		return nil, false
+// containerFormatName is the "file format" dump prints for an input that
+// is itself a container.
+func containerFormatName(data []byte) string {
+	switch k := format.Identify(data); k {
+	case format.KindBundle, format.KindCCOB, format.KindFatbin:
+		return k.String()
 	}
-	return file[im.ImageOffset : im.ImageOffset+int64(im.ImageSize)], true
+	if _, ok := textBundleComment(data); ok {
+		return "text offload bundle"
+	}
+	return "hcf"
 }
 
-func objectImages(file []byte, origin string, data []byte, k format.Kind) (DumpObject, error) {
-	obj, err := elfembed.Parse(data)
-	if err != nil {
-		return DumpObject{}, errors.New("The file was not recognized as a valid object file: " + err.Error())
-	}
-	bins, err := scan.Images(data, k, scan.Options{})
-	if err != nil {
-		return DumpObject{}, fmt.Errorf("while extracting offloading files: %s", llvmText(err))
-	}
-	return DumpObject{Name: origin, Format: fileFormatName(obj), Images: describe(file, bins)}, nil
-}
-
-func rawImages(file []byte, origin string, data []byte) (DumpObject, error) {
+func rawImages(l *lister, origin string, data []byte) (DumpObject, error) {
 	bins, err := offload.ParseAll(data, offload.ReadOptions{})
 	if err != nil {
 		return DumpObject{}, fmt.Errorf("while extracting offloading files: %s", llvmText(err))
 	}
-	return DumpObject{Name: origin, Images: describe(file, bins)}, nil
+	return DumpObject{Name: origin, DumpContents: DumpContents{Images: l.images(bins)}}, nil
+}
+
+// images describes OffloadBinary entries, with their payloads' contents
+// when the lister is deep.
+func (l *lister) images(bins []*offload.Binary) []DumpImage {
+	out := describe(l.in.data, bins)
+	if l.deep {
+		for i, b := range bins {
+			if d, ok := imageData(b); ok && isContainer(l.peek(d, 256)) {
+				out[i].Contents = l.contents(d, 1)
+			}
+		}
+	}
+	return out
 }
 
 func describe(file []byte, bins []*offload.Binary) []DumpImage {
@@ -293,49 +305,26 @@ func describe(file []byte, bins []*offload.Binary) []DumpImage {
 			Index: i, Version: b.Version, Offset: hdrOff, Size: b.Size,
 			ImageKind: b.ImageKind.String(), ImageKindValue: uint16(b.ImageKind),
 			OffloadKind: b.OffloadKind.String(), OffloadValue: uint16(b.OffloadKind),
-			Flags: b.Flags, Triple: b.Get("triple"), Arch: b.Get("arch"),
-			ImageOffset: imgOff, ImageSize: len(b.Image), Strings: b.Strings,
+			Flags: b.Flags, Kind: b.OffloadKind.String(), Triple: b.Get("triple"), Arch: b.Get("arch"),
+			ImageOffset: imgOff, ImageSize: len(b.Image), Strings: make([]DumpKV, len(b.Strings)),
 		}
-		if out[i].Strings == nil {
-			out[i].Strings = []offload.KV{}
+		for j, kv := range b.Strings {
+			out[i].Strings[j] = DumpKV{kv.Key, kv.Value}
 		}
 	}
 	return out
 }
 
 // printObject writes objdump's layout: labels left-justified in 16 columns,
-// a blank line before each image.
-func printObject(w io.Writer, obj DumpObject, all bool) {
+// a blank line before each image. Entries of other containers follow in
+// the same layout (entries says whether to list bundle entries: not when
+// they are being extracted, where llvm-objdump's lines replace them).
+func printObject(w io.Writer, obj DumpObject, all, entries bool) {
 	var sb strings.Builder
 	if obj.Format != "" {
 		fmt.Fprintf(&sb, "\n%s:\tfile format %s\n", obj.Name, obj.Format)
 	}
-	for _, im := range obj.Images {
-		fmt.Fprintf(&sb, "\nOFFLOADING IMAGE [%d]:\n", im.Index)
-		fmt.Fprintf(&sb, "%-16s%s\n", "kind", format.ImageKind(im.ImageKindValue).DumpName())
-		fmt.Fprintf(&sb, "%-16s%s\n", "arch", im.Arch)
-		fmt.Fprintf(&sb, "%-16s%s\n", "triple", im.Triple)
-		fmt.Fprintf(&sb, "%-16s%s\n", "producer", im.OffloadKind)
-		if all {
-			fmt.Fprintf(&sb, "%-16s%d\n", "version", im.Version)
-			fmt.Fprintf(&sb, "%-16s%d\n", "flags", im.Flags)
-			fmt.Fprintf(&sb, "%-16s%s\n", "offset", hexOrNA(im.Offset))
-			fmt.Fprintf(&sb, "%-16s%d\n", "size", im.Size)
-			fmt.Fprintf(&sb, "%-16s%s\n", "image offset", hexOrNA(im.ImageOffset))
-			fmt.Fprintf(&sb, "%-16s%d\n", "image size", im.ImageSize)
-			for _, kv := range im.Strings {
-				fmt.Fprintf(&sb, "  %-14s%s\n", kv.Key, quoteIfNeeded(kv.Value))
-			}
-			if len(im.Contents) > 0 {
-				sb.WriteString("contents:\n")
-				printNodes(&sb, im.Contents, "  ")
-			}
-		}
-	}
-	if len(obj.Containers) > 0 {
-		sb.WriteString("\nCONTAINERS:\n")
-		printNodes(&sb, obj.Containers, "  ")
-	}
+	printContents(&sb, &obj.DumpContents, all, entries, "")
 	io.WriteString(w, sb.String())
 }
 

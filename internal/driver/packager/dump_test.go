@@ -80,7 +80,7 @@ func TestDumpJSON(t *testing.T) {
 		Files  []DumpFile `json:"files"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &doc))
-	assert.Equal(t, 1, doc.Schema)
+	assert.Equal(t, DumpSchema, doc.Schema)
 	require.Len(t, doc.Files, 3)
 	hip := doc.Files[0].Objects[0]
 	assert.Equal(t, "elf64-x86-64", hip.Format)

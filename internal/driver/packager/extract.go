@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/offload-kit/offload-kit/elfembed"
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/ar"
 	"github.com/offload-kit/offload-kit/format/bitcode"
@@ -38,6 +37,15 @@ type ExtractOptions struct {
 }
 
 // Extract writes the selected images of an input to files.
+//
+// The umbrella command (not LLVMMessages) also sees the entries of
+// clang-offload-bundler bundles (.hip_fatbin sections, old-driver
+// __CLANG_OFFLOAD_BUNDLE__ sections, whole-file bundles) and NVIDIA
+// fatbins, and every filter applies to them; --arch and --triple match
+// as clang-offload-bundler matches targets (see matchEntry), and a filter
+// that matches nothing is an error naming it. The llvm-offload-binary
+// personality keeps LLVM's exact string matching, OffloadBinary images
+// only, and silence when nothing matches.
 func Extract(env *Env, opt ExtractOptions) error {
 	in, err := openInput(env, opt.Input)
 	if err != nil {
@@ -46,6 +54,13 @@ func Extract(env *Env, opt ExtractOptions) error {
 	defer in.Close()
 	endScan := env.Phases.Begin("scan", opt.Input)
 	bins, bufID, err := extractAll(env, in)
+	var entries []extractEntry
+	l := newLister(env, in, false)
+	l.full = true
+	defer l.close()
+	if err == nil && !opt.LLVMMessages && !opt.Strict22 {
+		entries, err = containerEntries(env, l, opt.Input)
+	}
 	endScan()
 	defer env.Phases.Begin("write images", "")()
 	if err != nil {
@@ -74,55 +89,50 @@ func Extract(env *Env, opt ExtractOptions) error {
 			}
 			fmt.Fprintf(env.Stdout, "Extracted: %s\n", name)
 		}
-		// Entries of other containers: bundles and fatbins in the input
-		// itself or in its sections.
-		insp := &inspector{file: in.data}
-		var nodes []DumpNode
-		switch format.Identify(in.data) {
-		case format.KindBundle, format.KindCCOB, format.KindFatbin:
-			nodes = insp.contents(in.data, 0)
-		case format.KindELF, format.KindCOFF:
-			if obj, err := elfembed.Parse(in.data); err == nil {
-				nodes = insp.sections(obj, 0)
+		for _, e := range entries {
+			if err := l.writeEntry(env, e.name, e.DumpEntry); err != nil {
+				return fmt.Errorf("'%s': %s", e.name, errText(err))
 			}
-		}
-		for _, n := range nodes {
-			if n.Error != "" {
-				return fmt.Errorf("'%s': %s", opt.Input, n.Error)
-			}
-		}
-		names, datas := containerFiles(safeName(filepath.Base(uriPath(opt.Input))), nodes)
-		for i, name := range names {
-			d := datas[i]
-			if err := atomicfile.WriteFile(env.path(name), env.Stdout, func(w io.Writer) error {
-				_, err := w.Write(d)
-				return err
-			}); err != nil {
-				return fmt.Errorf("'%s': %s", name, errText(err))
-			}
-			fmt.Fprintf(env.Stdout, "Extracted: %s\n", name)
+			fmt.Fprintf(env.Stdout, "Extracted: %s\n", e.name)
 		}
 		return nil
 	}
+	umbrella := !opt.LLVMMessages
 	for _, arg := range opt.Images {
 		filter := joinRepeated(offload.ParseImageArg(arg))
 		var matches []*offload.Binary
 		for _, b := range bins {
-			if matchImage(b, filter) {
+			if umbrella && matchCompatible(b.OffloadKind.String(), b.Get("triple"), b.Get("arch"), b.Get, filter) ||
+				!umbrella && matchImage(b, filter) {
 				matches = append(matches, b)
 			}
 		}
+		var ematches []extractEntry
+		for _, e := range entries {
+			if matchCompatible(e.Kind, e.Triple, e.Arch, e.get, filter) {
+				ematches = append(ematches, e)
+			}
+		}
 		file, hasFile := lookup(filter, "file")
-		if len(matches) == 0 {
+		if len(matches)+len(ematches) == 0 {
+			if umbrella {
+				return noMatch(opt.Input, arg, filter, bins, entries)
+			}
 			continue
 		}
 		if opt.Archive {
 			if !hasFile {
 				return ErrArchiveNeedsFile
 			}
-			members := make([]ar.WriteMember, len(matches))
-			for i, b := range matches {
-				members[i] = ar.WriteMember{Name: bufID[b], Data: b.Image}
+			var members []ar.WriteMember
+			for _, b := range matches {
+				members = append(members, ar.WriteMember{Name: bufID[b], Data: b.Image})
+			}
+			for _, e := range ematches {
+				if e.data == nil && e.Size > 0 {
+					return fmt.Errorf("'%s': %s: the entry's bytes were not decoded", opt.Input, e.name)
+				}
+				members = append(members, ar.WriteMember{Name: e.name, Data: e.data})
 			}
 			if err := atomicfile.WriteFile(env.path(file), env.Stdout, func(w io.Writer) error {
 				return ar.WriteGNUWith(w, members, ar.Options{Symbols: archiveSymbols})
@@ -132,13 +142,23 @@ func Extract(env *Env, opt ExtractOptions) error {
 			continue
 		}
 		if hasFile {
-			if len(matches) > 1 {
+			if len(matches)+len(ematches) > 1 {
 				fmt.Fprintf(env.Stderr, "%s: warning: Multiple inputs match to a single file, '%s'\n", env.Tool, file)
 			}
-			if len(matches) > 0 {
-				if err := writeImage(env, in, file, matches[len(matches)-1]); err != nil {
-					return err
+			var err error
+			if len(ematches) > 0 {
+				err = l.writeEntry(env, file, ematches[len(ematches)-1].DumpEntry)
+				if err != nil {
+					err = fmt.Errorf("'%s': %s", file, errText(err))
 				}
+			} else {
+				err = writeImage(env, in, file, matches[len(matches)-1])
+			}
+			if err != nil {
+				return err
+			}
+			if umbrella {
+				fmt.Fprintf(env.Stdout, "Extracted: %s\n", file)
 			}
 			continue
 		}
@@ -147,6 +167,15 @@ func Extract(env *Env, opt ExtractOptions) error {
 			if err := writeImage(env, in, name, b); err != nil {
 				return err
 			}
+			if umbrella {
+				fmt.Fprintf(env.Stdout, "Extracted: %s\n", name)
+			}
+		}
+		for _, e := range ematches {
+			if err := l.writeEntry(env, e.name, e.DumpEntry); err != nil {
+				return fmt.Errorf("'%s': %s", e.name, errText(err))
+			}
+			fmt.Fprintf(env.Stdout, "Extracted: %s\n", e.name)
 		}
 	}
 	return nil

@@ -1,297 +1,158 @@
 package packager
 
 import (
-	"bytes"
 	"fmt"
-	"github.com/offload-kit/offload-kit/internal/binio"
-	"io"
 	"strings"
 
-	"github.com/offload-kit/offload-kit/elfembed"
 	"github.com/offload-kit/offload-kit/format"
-	"github.com/offload-kit/offload-kit/format/bundle"
-	"github.com/offload-kit/offload-kit/format/fatbin"
-	"github.com/offload-kit/offload-kit/format/offload"
-	"github.com/offload-kit/offload-kit/hcf"
 )
 
-// DumpNode is one container found inside another: a bundle and its
-// entries, a compressed bundle, a fatbin and its entries, an HCF object, a
-// nested OffloadBinary, or an object-file section holding any of these.
-type DumpNode struct {
-	Type     string       `json:"type"`           // section, offload-binary, bundle, compressed-bundle, bundle-entry, fatbin, fatbin-entry, hcf
-	Name     string       `json:"name,omitempty"` // section name, bundle entry ID, HCF root name
-	Offset   int64        `json:"offset"`         // in the file; -1 when the bytes are not stored plainly there (decompressed)
-	Size     int64        `json:"size"`
-	Attrs    []offload.KV `json:"attrs,omitempty"`
-	Children []DumpNode   `json:"children,omitempty"`
-	Error    string       `json:"error,omitempty"` // this level could not be decoded
-
-	data []byte // the node's bytes, for extraction
-}
-
-// Bounds on what the inspector expands, so hostile nesting cannot make a
-// dump slow or large.
-const (
-	maxDepth        = 16
-	maxNodes        = 100000
-	maxInspectBytes = 4 << 30 // largest decompressed bundle the inspector expands
-)
-
-type inspector struct {
-	file  []byte // the whole input, to turn sub-slices into file offsets
-	nodes int
-}
-
-func (in *inspector) off(b []byte) int64 {
-	if o, ok := binio.OffsetIn(in.file, b); ok {
-		return o
+// printContents renders what an object or payload holds for dump's text
+// output. OffloadBinary images use llvm-objdump's exact block; entries of
+// bundles, fatbins and HCF objects follow in the same layout (labels
+// left-justified in 16 columns, a blank line before each block), headed
+// "OFFLOAD BUNDLE [b] ENTRY [e]:" and so on, b counting the object's
+// bundles as llvm-objdump numbers them in the files it writes. all adds
+// sizes, offsets, headers and nested containers; entries false prints the
+// OffloadBinary images only (llvm-objdump's listing, for
+// --extract-bundles). Nested lines are prefixed with indent.
+func printContents(sb *strings.Builder, c *DumpContents, all, entries bool, indent string) {
+	line := func(label, format string, args ...any) {
+		fmt.Fprintf(sb, "%s%-16s%s\n", indent, label, fmt.Sprintf(format, args...))
 	}
-	if len(b) == 0 {
-		return 0
+	head := func(format string, args ...any) {
+		fmt.Fprintf(sb, "\n%s%s\n", indent, fmt.Sprintf(format, args...))
 	}
-	return -1
-}
-
-func attr(k string, v any) offload.KV { return offload.KV{Key: k, Value: fmt.Sprint(v)} }
-
-// contents describes the containers data is made of; nil if it is none of
-// the formats the inspector knows.
-func (in *inspector) contents(data []byte, depth int) []DumpNode {
-	if depth >= maxDepth || in.nodes >= maxNodes || len(data) == 0 {
-		return nil
-	}
-	switch format.Identify(data) {
-	case format.KindOffloadBinary:
-		bins, err := offload.ParseAll(data, offload.ReadOptions{Align8: true})
-		if err != nil {
-			return []DumpNode{{Type: "offload-binary", Offset: in.off(data), Size: int64(len(data)), Error: err.Error()}}
+	nested := func(n *DumpContents) {
+		if all && n != nil {
+			fmt.Fprintf(sb, "%scontents:\n", indent)
+			printContents(sb, n, all, true, indent+"  ")
 		}
-		var out []DumpNode
-		for _, b := range bins {
-			in.nodes++
-			n := DumpNode{Type: "offload-binary", Offset: in.off(b.Image) - int64(b.ImageOffset), Size: int64(b.Size),
-				Attrs: append([]offload.KV{attr("image-kind", b.ImageKind), attr("offload-kind", b.OffloadKind)}, b.Strings...)}
-			if n.Offset < -1 {
-				n.Offset = -1
+	}
+	for _, im := range c.Images {
+		head("OFFLOADING IMAGE [%d]:", im.Index)
+		line("kind", "%s", format.ImageKind(im.ImageKindValue).DumpName())
+		line("arch", "%s", im.Arch)
+		line("triple", "%s", im.Triple)
+		line("producer", "%s", im.OffloadKind)
+		if all {
+			line("version", "%d", im.Version)
+			line("flags", "%d", im.Flags)
+			line("offset", "%s", hexOrNA(im.Offset))
+			line("size", "%d", im.Size)
+			line("image offset", "%s", hexOrNA(im.ImageOffset))
+			line("image size", "%d", im.ImageSize)
+			for _, kv := range im.Strings {
+				fmt.Fprintf(sb, "%s  %-14s%s\n", indent, kv.Key, quoteIfNeeded(kv.Value))
 			}
-			n.Children = in.contents(b.Image, depth+1)
-			out = append(out, n)
-		}
-		return out
-	case format.KindBundle, format.KindCCOB:
-		return in.bundles(data, depth)
-	case format.KindFatbin:
-		return in.fatbins(data, depth)
-	case format.KindELF, format.KindCOFF:
-		obj, err := elfembed.Parse(data)
-		if err != nil {
-			return nil
-		}
-		return in.sections(obj, depth)
-	}
-	if looksLikeHCF(data) {
-		if f, err := hcf.Parse(data); err == nil && f.Root != nil && len(f.Root.Values)+len(f.Root.Children) > 0 {
-			return []DumpNode{in.hcfNode(f, data, int64(len(data)))}
+			nested(im.Contents)
 		}
 	}
-	return nil
-}
-
-// looksLikeHCF is a cheap test before parsing: HCF has no magic, but it
-// starts with a printable "key=value" line (AdaptiveCpp writes
-// "object-id=..." first). It keeps the inspector from scanning every large
-// binary image as text.
-func looksLikeHCF(data []byte) bool {
-	head := data[:min(len(data), 256)]
-	nl := bytes.IndexByte(head, '\n')
-	if nl <= 0 {
-		return false
+	if !entries {
+		return
 	}
-	eq := bytes.IndexByte(head[:nl], '=')
-	if eq <= 0 {
-		return false
-	}
-	for _, c := range head[:nl] {
-		if c < 0x20 && c != '\t' || c == 0x7f {
-			return false
+	entry := func(what string, e DumpEntry) {
+		head("%s ENTRY [%d]:", what, e.Index)
+		line("kind", "%s", imageKindDumpName(e.ImageKind))
+		line("arch", "%s", e.Arch)
+		line("triple", "%s", e.Triple)
+		line("producer", "%s", e.Kind)
+		if e.ID != "" {
+			line("id", "%s", quoteIfNeeded(e.ID))
 		}
-	}
-	return true
-}
-
-func (in *inspector) bundles(data []byte, depth int) []DumpNode {
-	items, err := bundle.Scan(data, bundle.Limits{MaxSize: maxInspectBytes})
-	if err != nil {
-		return []DumpNode{{Type: "bundle", Offset: in.off(data), Size: int64(len(data)), Error: err.Error()}}
-	}
-	var out []DumpNode
-	for _, it := range items {
-		in.nodes++
-		base := in.off(data[it.Offset:])
-		n := DumpNode{Type: "bundle", Offset: base, Size: it.Size}
-		if it.Compressed {
-			h := it.Header
-			n.Type = "compressed-bundle"
-			n.Attrs = []offload.KV{attr("version", h.Version), attr("method", methodName(h.Method)),
-				attr("total-size", h.TotalFileSize), attr("uncompressed-size", h.UncompressedSize), attr("hash", fmt.Sprintf("0x%x", h.Hash))}
+		if !all {
+			return
 		}
-		for _, e := range it.Bundle.Entries {
-			in.nodes++
-			c := DumpNode{Type: "bundle-entry", Name: e.ID, Offset: in.off(e.Data), Size: e.Size, data: e.Data}
-			if !it.Compressed && base >= 0 && in.off(data) >= 0 {
-				c.Offset = in.off(data) + e.Offset // exact even for empty entries
+		if e.Section != "" {
+			line("section", "%s", e.Section)
+		}
+		line("offset", "%s", hexOrNA(e.Offset))
+		line("size", "%d", e.Size)
+		if e.Version != "" {
+			line("version", "%s", e.Version)
+		}
+		if e.Compression != "" {
+			line("compression", "%s", e.Compression)
+		}
+		if e.UncompressedSize != 0 {
+			line("uncompressed", "%d", e.UncompressedSize)
+		}
+		if e.Ident != "" {
+			line("ident", "%s", quoteIfNeeded(e.Ident))
+		}
+		nested(e.Contents)
+	}
+	for _, b := range c.Bundles {
+		what := fmt.Sprintf("OFFLOAD BUNDLE [%d]", b.Index)
+		if all {
+			head("%s:", what)
+			line("format", "%s", b.Format)
+			if b.Section != "" {
+				line("section", "%s", b.Section)
 			}
-			c.Children = in.contents(e.Data, depth+1)
-			n.Children = append(n.Children, c)
+			line("offset", "%s", hexOrNA(b.Offset))
+			line("size", "%d", b.Size)
+			if z := b.Compression; z != nil {
+				line("compression", "%s, version %d, total size %d, uncompressed size %d, hash %s", z.Method, z.Version, z.TotalSize, z.UncompressedSize, z.Hash)
+			}
+			line("entries", "%d", len(b.Entries))
 		}
-		out = append(out, n)
+		for _, e := range b.Entries {
+			entry(what, e)
+		}
 	}
-	return out
-}
-
-func methodName(m bundle.Method) string {
-	switch m {
-	case 0:
-		return "zlib"
-	case 1:
-		return "zstd"
-	}
-	return fmt.Sprintf("method(%d)", m)
-}
-
-func (in *inspector) fatbins(data []byte, depth int) []DumpNode {
-	files, err := fatbin.Parse(data)
-	if err != nil {
-		return []DumpNode{{Type: "fatbin", Offset: in.off(data), Size: int64(len(data)), Error: err.Error()}}
-	}
-	var out []DumpNode
-	for _, f := range files {
-		in.nodes++
-		n := DumpNode{Type: "fatbin", Offset: in.off(data[f.Offset:]), Size: 16 + f.Size, Attrs: []offload.KV{attr("version", f.Version)}}
+	for _, f := range c.Fatbins {
+		what := fmt.Sprintf("OFFLOAD FATBIN [%d]", f.Index)
+		if all {
+			head("%s:", what)
+			if f.Section != "" {
+				line("section", "%s", f.Section)
+			}
+			line("offset", "%s", hexOrNA(f.Offset))
+			line("size", "%d", f.Size)
+			line("version", "%d", f.Version)
+			line("entries", "%d", len(f.Entries))
+		}
 		for _, e := range f.Entries {
-			in.nodes++
-			c := DumpNode{Type: "fatbin-entry", Offset: in.off(e.Data), Size: e.Size, data: e.Data, Attrs: []offload.KV{
-				attr("kind", e.Kind), attr("arch", fmt.Sprintf("sm_%d", e.SM)), attr("version", fmt.Sprintf("%d.%d", e.Major, e.Minor)),
-				attr("compression", e.Compression)}}
-			if e.Compressed {
-				c.Attrs = append(c.Attrs, attr("uncompressed-size", e.UncompressedSize))
-			}
-			if e.Ident != "" {
-				c.Attrs = append(c.Attrs, attr("ident", e.Ident))
-			}
-			n.Children = append(n.Children, c)
-		}
-		out = append(out, n)
-	}
-	return out
-}
-
-func (in *inspector) hcfNode(f *hcf.File, data []byte, size int64) DumpNode {
-	in.nodes++
-	return DumpNode{Type: "hcf", Name: f.Root.Name, Offset: in.off(data), Size: size,
-		Attrs: []offload.KV{{Key: "tree", Value: f.Tree()}}}
-}
-
-// sections reports the non-offloading sections of an object that hold
-// containers: bundles (object bundles, .hip_fatbin), fatbins (.nv_fatbin),
-// and HCF objects (in read-only data).
-func (in *inspector) sections(obj *elfembed.Object, depth int) []DumpNode {
-	var out []DumpNode
-	for _, s := range obj.Sections {
-		if s.Type == elfembed.SHT_LLVM_OFFLOADING || len(s.Data) == 0 || (obj.Format == elfembed.COFF && strings.HasPrefix(s.Name, ".llvm.offloading")) {
-			continue
-		}
-		var kids []DumpNode
-		switch k := format.Identify(s.Data); {
-		case k == format.KindBundle || k == format.KindCCOB:
-			kids = in.bundles(s.Data, depth+1)
-		case k == format.KindFatbin:
-			kids = in.fatbins(s.Data, depth+1)
-		case strings.HasPrefix(s.Name, ".rodata") || s.Name == ".rdata" || s.Name == ".data.rel.ro":
-			for _, loc := range hcf.Find(s.Data) {
-				kids = append(kids, in.hcfNode(loc.File, s.Data[loc.Offset:loc.Offset+loc.Size], loc.Size))
-			}
-		}
-		if len(kids) > 0 {
-			in.nodes++
-			out = append(out, DumpNode{Type: "section", Name: s.Name, Offset: in.off(s.Data), Size: s.Size, Children: kids})
+			entry(what, e)
 		}
 	}
-	return out
-}
-
-// printNodes renders a tree for dump --all.
-func printNodes(w io.Writer, nodes []DumpNode, indent string) {
-	for _, n := range nodes {
-		var b bytes.Buffer
-		fmt.Fprintf(&b, "%s%s", indent, n.Type)
-		if n.Name != "" {
-			fmt.Fprintf(&b, " %s", n.Name)
-		}
-		fmt.Fprintf(&b, " @%s size %d", hexOrNA(n.Offset), n.Size)
-		for _, a := range n.Attrs {
-			if a.Key == "tree" {
-				continue
+	for _, h := range c.HCF {
+		what := fmt.Sprintf("OFFLOAD HCF [%d]", h.Index)
+		if all {
+			head("%s:", what)
+			if h.Section != "" {
+				line("section", "%s", h.Section)
 			}
-			fmt.Fprintf(&b, " %s=%s", a.Key, quoteIfNeeded(a.Value))
-		}
-		if n.Error != "" {
-			fmt.Fprintf(&b, " error: %s", n.Error)
-		}
-		b.WriteByte('\n')
-		for _, a := range n.Attrs {
-			if a.Key == "tree" {
-				for _, l := range strings.Split(strings.TrimRight(a.Value, "\n"), "\n") {
-					fmt.Fprintf(&b, "%s  | %s\n", indent, l)
-				}
+			line("offset", "%s", hexOrNA(h.Offset))
+			line("size", "%d", h.Size)
+			if h.ObjectID != "" {
+				line("object-id", "%s", quoteIfNeeded(h.ObjectID))
+			}
+			line("entries", "%d", len(h.Entries))
+			for _, l := range strings.Split(strings.TrimRight(h.Tree, "\n"), "\n") {
+				fmt.Fprintf(sb, "%s  | %s\n", indent, l)
 			}
 		}
-		w.Write(b.Bytes())
-		printNodes(w, n.Children, indent+"  ")
+		for _, e := range h.Entries {
+			entry(what, e)
+		}
 	}
 }
 
-// containerFiles lists the entries of bundles and fatbins in nodes (not
-// looking inside OffloadBinary images, which are extracted as images) with
-// the file names extract gives them: <base>.<bundle>.<entry-id> as
-// llvm-objdump names bundle entries, and <base>.fatbin<i>.<j>.<arch>.<kind>.
-func containerFiles(base string, nodes []DumpNode) (names []string, data [][]byte) {
-	bundles, fatbins := 0, 0
-	var walk func([]DumpNode)
-	walk = func(ns []DumpNode) {
-		for _, n := range ns {
-			switch n.Type {
-			case "bundle", "compressed-bundle":
-				for _, e := range n.Children {
-					names = append(names, safeName(fmt.Sprintf("%s.%d.%s", base, bundles, e.Name)))
-					data = append(data, e.data)
-				}
-				bundles++
-			case "fatbin":
-				for j, e := range n.Children {
-					var arch, kind string
-					for _, a := range e.Attrs {
-						switch a.Key {
-						case "arch":
-							arch = a.Value
-						case "kind":
-							kind = a.Value
-						}
-					}
-					ext := "cubin"
-					if kind == "ptx" {
-						ext = "ptx"
-					}
-					names = append(names, safeName(fmt.Sprintf("%s.fatbin%d.%d.%s.%s", base, fatbins, j, arch, ext)))
-					data = append(data, e.data)
-				}
-				fatbins++
-			case "section":
-				walk(n.Children)
-			}
-		}
+// imageKindDumpName is the name llvm-objdump prints for an image kind
+// ("elf", "llvm ir", "<none>"...); kinds it has no name for (spirv, the
+// formats HCF names) are printed as they are.
+func imageKindDumpName(kind string) string {
+	switch kind {
+	case "object":
+		return "elf"
+	case "bitcode":
+		return "llvm ir"
+	case "cubin", "fatbinary", "ptx":
+		return kind
+	case "none", "":
+		return "<none>"
 	}
-	walk(nodes)
-	return names, data
+	return kind
 }
