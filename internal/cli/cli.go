@@ -7,8 +7,6 @@ package cli
 import (
 	"context"
 	"io"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -29,15 +27,19 @@ var (
 	ExitCode     = diag.ExitCode
 )
 
-// Main runs a cobra command with a signal-aware context and returns the exit
-// code. tool is the diagnostic prefix.
+// Main runs a cobra command with a signal-aware context (Signals) and
+// returns the exit code: 130 or 143 after SIGINT or SIGTERM (nothing is
+// printed then, as for any interrupted tool). tool is the diagnostic prefix.
 func Main(root *cobra.Command, tool string, args []string, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	root.SilenceErrors = true
-	root.SilenceUsage = true
-	root.SetArgs(args)
-	root.SetErr(stderr)
-	_, err := root.ExecuteContextC(ctx)
-	return diag.ExitCode(stderr, tool, err)
+	return WithSignals(func(ctx context.Context) int {
+		root.SilenceErrors = true
+		root.SilenceUsage = true
+		root.SetArgs(args)
+		root.SetErr(stderr)
+		_, err := root.ExecuteContextC(ctx)
+		if Interrupted(ctx) != nil {
+			return 1 // WithSignals returns 128+signal
+		}
+		return diag.ExitCode(stderr, tool, err)
+	})
 }

@@ -70,13 +70,13 @@ func load(t *testing.T) []file {
 // (tools like bench/).
 func level(pkg string) int {
 	switch {
-	case pkg == "internal/binio", pkg == "internal/mmapfile", pkg == "internal/xxhash":
+	case pkg == "internal/binio", pkg == "internal/mmapfile", pkg == "internal/xxhash", pkg == "internal/atomicfile":
 		return 0
 	case pkg == "format", pkg == "internal/zstdpipe": // zstdpipe: a codec under format/bundle
 		return 1
 	case strings.HasPrefix(pkg, "format/"), pkg == "hcf", pkg == "elfembed":
 		return 2
-	case pkg == "internal/run", pkg == "internal/workdir", pkg == "internal/atomicfile", pkg == "internal/phase", pkg == "internal/objw", pkg == "internal/cache":
+	case pkg == "internal/run", pkg == "internal/workdir", pkg == "internal/phase", pkg == "internal/objw", pkg == "internal/cache":
 		return 2
 	case pkg == "split", pkg == "internal/wrap", pkg == "internal/scan":
 		return 3

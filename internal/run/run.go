@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 )
 
 // Cmd is one command to run. Args[0] is the program as printed; Path is the
@@ -137,6 +139,14 @@ func (Exec) Run(ctx context.Context, c *Cmd) error {
 	}
 	cmd := exec.CommandContext(ctx, c.Program(), c.Args[1:]...)
 	cmd.Args[0] = c.Args[0]
+	// On cancellation (SIGINT/SIGTERM) ask the child to stop as a terminal
+	// ^C would, so that it removes its own temporary files (LLVM tools do),
+	// and kill it only if it has not exited shortly after.
+	cmd.Cancel = func() error {
+		p := cmd.Process
+		time.AfterFunc(500*time.Millisecond, func() { p.Kill() }) // a no-op once it has exited
+		return p.Signal(syscall.SIGTERM)
+	}
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
 	cmd.Stdin = c.Stdin

@@ -277,7 +277,7 @@ func (d *driver) extractBitcode(name string) ([]string, error) {
 			if err != nil {
 				return nil, err
 			}
-			if err := os.WriteFile(p, b.Image, 0o644); err != nil {
+			if err := workdir.WriteNew(p, b.Image); err != nil {
 				return nil, err
 			}
 			out = append(out, p)
@@ -600,7 +600,7 @@ func (d *driver) emitPart(ctx context.Context, m *split.Module, x *split.Extract
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(llName, ir, 0o644); err != nil {
+	if err := workdir.WriteNew(llName, ir); err != nil {
 		return nil, err
 	}
 	r.ir = nil

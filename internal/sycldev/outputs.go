@@ -111,7 +111,7 @@ func (d *driver) stageCode(ctx context.Context, r *partResult) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(ll, r.ir, 0o644); err != nil {
+	if err := workdir.WriteNew(ll, r.ir); err != nil {
 		return err
 	}
 	r.ir = nil

@@ -1,17 +1,22 @@
 // Package workdir manages one invocation's temporary files: without
 // --save-temps they live in one private directory removed by Close; with it
 // they get fixed names ("<prefix>.<ext>") in a chosen directory and are
-// kept. Outputs are written atomically (temp file + rename).
+// kept. Outputs are written atomically through internal/atomicfile (temp
+// file + rename, or in place for a device or FIFO); the private directory
+// is also removed by atomicfile.Interrupt (SIGINT/SIGTERM), and a symlink
+// planted at a saved temporary's name is removed, never written through.
 package workdir
 
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
+
+	"github.com/offload-kit/offload-kit/internal/atomicfile"
 )
 
 // Options configures a Dir.
@@ -29,6 +34,7 @@ type Dir struct {
 	opt     Options
 	mu      sync.Mutex
 	private string // created lazily
+	unhook  func() // unregisters the private dir's interrupt cleanup
 	files   []string
 	used    map[string]bool
 }
@@ -54,15 +60,26 @@ func (d *Dir) Name(prefix, ext string) (string, error) {
 		if d.opt.KeepDir != "" {
 			name = filepath.Join(d.opt.KeepDir, name)
 		}
+		// A symlink at a fixed, predictable name is never one of ours:
+		// remove it so neither this process nor a child writes through it.
+		if fi, err := os.Lstat(name); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			if err := os.Remove(name); err != nil {
+				return "", err
+			}
+		}
 		d.files = append(d.files, name)
 		return name, nil
 	}
 	if d.private == "" {
+		if atomicfile.Interrupted() {
+			return "", atomicfile.ErrInterrupted
+		}
 		p, err := os.MkdirTemp(d.opt.TempRoot, "offload-kit-")
 		if err != nil {
 			return "", err
 		}
 		d.private = p
+		d.unhook = atomicfile.OnInterrupt(func() { os.RemoveAll(p) })
 	}
 	for {
 		var b [3]byte
@@ -94,6 +111,36 @@ func (d *Dir) Close() error {
 	}
 	err := os.RemoveAll(d.private)
 	d.private = ""
+	d.unhook()
+	return err
+}
+
+// Create creates name for writing (mode 0666 less the umask) without ever
+// following a symlink or writing into an existing file: whatever is at
+// name (a saved temporary of an earlier run, a planted symlink or hard
+// link) is unlinked first, then the file is created with O_EXCL.
+func Create(name string) (*os.File, error) {
+	if err := os.Remove(name); err != nil && !os.IsNotExist(err) {
+		if fi, serr := os.Lstat(name); serr == nil && fi.IsDir() {
+			return nil, &os.PathError{Op: "create", Path: name, Err: syscall.EISDIR}
+		}
+		return nil, err
+	}
+	return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o666)
+}
+
+// WriteNew writes data to a fresh file at name (Create): for temporaries,
+// where an atomic rename is not needed but following a planted symlink
+// would be a hole (--save-temps names are predictable).
+func WriteNew(name string, data []byte) error {
+	f, err := Create(name)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
 	return err
 }
 
@@ -105,31 +152,9 @@ func WriteFile(name string, data []byte, perm os.FileMode) error {
 	})
 }
 
-// WriteAtomic calls write with a temporary file in name's directory and
-// renames it to name if write succeeds; on failure nothing is left behind.
-func WriteAtomic(name string, perm os.FileMode, write func(w io.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err = write(f); err != nil {
-		return err
-	}
-	if err = f.Chmod(perm); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, name); err != nil {
-		return fmt.Errorf("rename %s: %w", tmp, err)
-	}
-	return nil
+// WriteAtomic writes name through atomicfile: a new file gets perm less
+// the umask, an existing one keeps its mode; on failure nothing is left
+// behind; a device or FIFO is written in place.
+func WriteAtomic(name string, perm os.FileMode, write func(w io.Writer) error) error {
+	return atomicfile.WriteFileMode(name, nil, perm, write)
 }

@@ -5,11 +5,14 @@
 package diag
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/offload-kit/offload-kit/internal/atomicfile"
 )
 
 // ExitError asks the caller to exit with Code after printing Err (if non-nil).
@@ -81,10 +84,15 @@ func PrintWarning(w io.Writer, tool string, msg string) {
 	fmt.Fprintf(w, "%s: warning: %s\n", tool, msg)
 }
 
-// ExitCode maps an error to the process exit code, printing it once.
+// ExitCode maps an error to the process exit code, printing it once. A
+// cancellation (SIGINT/SIGTERM: the caller turns the code into 130 or 143)
+// prints nothing, as for any interrupted tool.
 func ExitCode(stderr io.Writer, tool string, err error) int {
 	if err == nil {
 		return 0
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, atomicfile.ErrInterrupted) {
+		return 1
 	}
 	var rep Reported
 	if errors.As(err, &rep) {

@@ -1070,6 +1070,18 @@ func writeOutputAt(env *Env, name string, write func(w io.WriterAt) error) error
 	if err != nil {
 		return fileError(name, err)
 	}
+	if f.Streaming() { // a device or FIFO: no WriteAt
+		var b memAt
+		err := write(&b)
+		if err == nil {
+			_, err = f.Writer().Write(b.buf)
+		}
+		if err != nil {
+			f.Abort()
+			return err
+		}
+		return f.Commit()
+	}
 	if err := write(f.File); err != nil {
 		f.Abort()
 		return err

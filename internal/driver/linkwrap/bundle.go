@@ -157,7 +157,7 @@ func (d *driver) hipFatbin(imgs []linkedImage) (string, []byte, error) {
 	if d.opt.Verbose || d.opt.DryRun {
 		fmt.Fprintf(d.env.Stderr, "%s: note: bundling %d HIP image(s) in-process into %s (clang-offload-bundler format, 4096-byte alignment)\n", d.env.Prog, len(imgs), out)
 	}
-	if err := os.WriteFile(out, fb, 0o644); err != nil {
+	if err := workdir.WriteNew(out, fb); err != nil {
 		return "", nil, err
 	}
 	return out, fb, nil
@@ -217,7 +217,7 @@ func (d *driver) wrapAll(bs []*bundled) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(name, obj, 0o644); err != nil {
+		if err := workdir.WriteNew(name, obj); err != nil {
 			return nil, err
 		}
 		files = append(files, name)

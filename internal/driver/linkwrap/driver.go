@@ -320,7 +320,7 @@ func writeImage(name string, in *devInput) error {
 		if off, ok := binio.OffsetIn(f.Data, img); ok {
 			if src, err := os.Open(f.Name); err == nil {
 				defer src.Close()
-				dst, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+				dst, err := workdir.Create(name)
 				if err != nil {
 					return err
 				}
@@ -335,7 +335,7 @@ func writeImage(name string, in *devInput) error {
 			}
 		}
 	}
-	return os.WriteFile(name, img, 0o644)
+	return workdir.WriteNew(name, img)
 }
 
 // checkSupported is LLVM 22's "<arch> linking is not supported", naming

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/offload-kit/offload-kit/elfembed"
+	"github.com/offload-kit/offload-kit/internal/atomicfile"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/workdir"
 )
@@ -29,9 +30,16 @@ func (d *driver) hostLinkArgs(wrappers []string) []string {
 	return args
 }
 
-func (d *driver) hostLink(ctx context.Context, wrappers []string) error {
+// hostLink runs the host linker. If it fails or is interrupted, or the
+// step after it fails, the output it created or changed is removed: a
+// truncated executable must not look up to date (atomicfile.Guard).
+func (d *driver) hostLink(ctx context.Context, wrappers []string) (err error) {
+	if !d.opt.DryRun {
+		g := atomicfile.GuardOutput(d.exe)
+		defer func() { g.Done(err == nil && ctx.Err() == nil) }()
+	}
 	end := d.phase("Execute host linker", "host link")
-	err := d.runner.Run(ctx, &run.Cmd{Args: d.hostLinkArgs(wrappers), Stdout: d.env.Stdout, Stderr: d.env.Stderr})
+	err = d.runner.Run(ctx, &run.Cmd{Args: d.hostLinkArgs(wrappers), Stdout: d.env.Stdout, Stderr: d.env.Stderr})
 	end()
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -61,7 +62,7 @@ func Create(env *Env, output string, images []string) error {
 		for _, name := range strings.Split(files, ",") {
 			p, err := loadPayload(env, name)
 			if err != nil {
-				return errors.New(errText(err))
+				return env.fileError(name, err)
 			}
 			head := p.data
 			if p.f != nil {
@@ -81,7 +82,7 @@ func Create(env *Env, output string, images []string) error {
 	defer env.Phases.Begin("write", output)()
 	out, err := atomicfile.Create(env.path(output), env.Stdout)
 	if err != nil {
-		return errors.New(errText(err))
+		return env.fileError(output, err)
 	}
 	w := out.Writer()
 	for _, p := range loads {
@@ -100,7 +101,23 @@ func Create(env *Env, output string, images []string) error {
 		out.Abort()
 		return err
 	}
-	return out.Commit()
+	if err := out.Commit(); err != nil {
+		if errors.Is(err, atomicfile.ErrInterrupted) {
+			return err
+		}
+		return env.fileError(output, err)
+	}
+	return nil
+}
+
+// fileError names the file in an OS error ("x: Permission denied"). The
+// llvm-offload-binary personality keeps LLVM's exact text, which has no
+// name (TestCLIParity), so that it stays a drop-in replacement.
+func (e *Env) fileError(name string, err error) error {
+	if e.Tool != "offload-packager" {
+		return errors.New(errText(err))
+	}
+	return fmt.Errorf("%s: %s", name, errText(err))
 }
 
 func loadPayload(env *Env, name string) (payload, error) {

@@ -137,7 +137,7 @@ func Extract(env *Env, opt ExtractOptions) error {
 			if err := atomicfile.WriteFile(env.path(file), env.Stdout, func(w io.Writer) error {
 				return ar.WriteGNUWith(w, members, ar.Options{Symbols: archiveSymbols})
 			}); err != nil {
-				return errors.New(errText(err))
+				return fmt.Errorf("'%s': %s", file, errText(err))
 			}
 			continue
 		}
