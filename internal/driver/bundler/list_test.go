@@ -51,3 +51,26 @@ func TestListLargeCompressedFromHeader(t *testing.T) {
 	assert.Equal(t, 0, got.code, got.stderr)
 	assert.Equal(t, runOurs(t, d, nil, "-list", "-type=o", "-input=theirs.cb").stdout, got.stdout)
 }
+
+// TestListBackToBack: -list of binary bundles back to back (as a linked
+// .hip_fatbin holds them) prints what clang-offload-bundler 22 prints: the
+// first bundle's IDs only (issue 12; dump lists every bundle).
+func TestListBackToBack(t *testing.T) {
+	needOracle(t)
+	d := t.TempDir()
+	write(t, d, "a.o", []byte("first device image"))
+	write(t, d, "b.o", []byte("second device image, longer"))
+	for _, mk := range [][]string{
+		{"-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a", "-input=/dev/null", "-input=a.o", "-output=one"},
+		{"-targets=hip-amdgcn-amd-amdhsa--gfx1100", "-input=b.o", "-output=two"},
+	} {
+		r := runTheirs(t, d, nil, append([]string{"-type=o"}, mk...)...)
+		require.Equal(t, 0, r.code, r.stderr)
+	}
+	pad := make([]byte, 4096-len(read(t, d, "one"))%4096)
+	write(t, d, "both", append(append(append([]byte{}, read(t, d, "one")...), pad...), read(t, d, "two")...))
+	list := []string{"-list", "-type=o", "-input=both"}
+	want, got := runTheirs(t, d, nil, list...), runOurs(t, d, nil, list...)
+	assert.Equal(t, want, got)
+	assert.Equal(t, "hip-amdgcn-amd-amdhsa--gfx90a\nhost-x86_64-unknown-linux-gnu-\n", got.stdout)
+}

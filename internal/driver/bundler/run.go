@@ -716,22 +716,13 @@ func (c *config) list(env *Env, name string) error {
 			return err
 		}
 		if h == binaryHandler {
-			// Bundles back to back: each one's end comes from its header.
-			for p := 0; p < len(data); {
-				b, _ := bundle.ParseLenient(data[p:])
-				for _, id := range b.IDs() {
-					fmt.Fprintln(&out, id)
-				}
-				if b.End == 0 {
-					break
-				}
-				p += int(b.End)
-				for p < len(data) && data[p] == 0 {
-					p++
-				}
-				if !bytes.HasPrefix(data[p:], bundle.Magic) {
-					break
-				}
+			// Only the first bundle's header is read, as
+			// clang-offload-bundler 22 reads it: bundles back to back
+			// after it (as a linked .hip_fatbin holds them) are not
+			// listed. dump lists them all.
+			b, _ := bundle.ParseLenient(data)
+			for _, id := range b.IDs() {
+				fmt.Fprintln(&out, id)
 			}
 		} else {
 			es, err := c.readEntries(h, cm, data)
