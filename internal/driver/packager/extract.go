@@ -95,6 +95,12 @@ func Extract(env *Env, opt ExtractOptions) error {
 			}
 			fmt.Fprintf(env.Stdout, "Extracted: %s\n", e.name)
 		}
+		if len(bins)+len(entries) == 0 {
+			// A whole-file HCF holds no OffloadBinary: its images, or an error.
+			if ok, err := extractHCF(env, in, opt.Input, stem); ok {
+				return err
+			}
+		}
 		return nil
 	}
 	umbrella := !opt.LLVMMessages
