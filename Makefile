@@ -6,7 +6,25 @@ BIN := $(CURDIR)/bin
 LLVM := /usr/lib/llvm-22/bin
 FUZZTIME ?= 3s
 
-.PHONY: all deps build test unit fuzz fuzz-long bench demo clean
+# make install PREFIX=... DESTDIR=...: the three tools, the LLVM names (links
+# to them, made by `make build`), man pages and bash/zsh completions.
+PREFIX ?= /usr/local
+DESTDIR ?=
+BUILD := $(CURDIR)/build
+TOOLS := offload-packager linker-wrapper sycl-linker
+LLVM_NAMES := llvm-offload-binary clang-offload-packager clang-offload-bundler clang-linker-wrapper clang-sycl-linker
+BINDIR = $(PREFIX)/bin
+MANDIR = $(PREFIX)/share/man/man1
+BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
+# Debian's zsh searches vendor-completions under /usr, site-functions elsewhere.
+ZSHCOMPDIR = $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
+DOCDIR = $(PREFIX)/share/doc/offload-kit
+# Names the release in man pages and packages (packaging/mkdeb.sh turns it
+# into a Debian version); the commit time dates them, reproducibly.
+DESCRIBE := $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
+export SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || date +%s)
+
+.PHONY: all deps build test unit fuzz fuzz-long bench demo clean share install uninstall deb
 
 all: build
 
@@ -16,7 +34,7 @@ deps:
 # Static binaries plus the argv[0] personalities that `clang -B$(BIN)` finds.
 build:
 	@mkdir -p $(BIN)
-	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ ./cmd/...
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X github.com/offload-kit/offload-kit/internal/version.release=$$(git describe --tags --always --dirty 2>/dev/null)" -o $(BIN)/ ./cmd/...
 	@cd $(BIN) && ln -sf offload-packager llvm-offload-binary && \
 	  ln -sf offload-packager clang-offload-packager && \
 	  ln -sf offload-packager clang-offload-bundler && \
@@ -46,5 +64,33 @@ bench: deps build
 demo: deps build
 	@scripts/demo.sh
 
+# Man pages and completions generated from the built tools (build/share).
+share: build
+	@GO=$(GO) packaging/gen-share.sh $(BIN) $(BUILD)/share $(DESCRIBE)
+
+install: build share
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(DOCDIR)
+	install -m 0755 $(addprefix $(BIN)/,$(TOOLS)) $(DESTDIR)$(BINDIR)/
+	cp -P $(addprefix $(BIN)/,$(LLVM_NAMES)) $(DESTDIR)$(BINDIR)/
+	@for f in $(BUILD)/share/man/man1/*; do \
+	  if [ -L "$$f" ]; then cp -P "$$f" $(DESTDIR)$(MANDIR)/; else install -m 0644 "$$f" $(DESTDIR)$(MANDIR)/; fi; \
+	done
+	install -m 0644 $(BUILD)/share/bash-completion/offload-packager $(DESTDIR)$(BASHCOMPDIR)/offload-packager
+	install -m 0644 $(BUILD)/share/zsh/_offload-packager $(DESTDIR)$(ZSHCOMPDIR)/_offload-packager
+	install -m 0644 LICENSE $(DESTDIR)$(DOCDIR)/
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(TOOLS) $(LLVM_NAMES))
+	rm -f $(DESTDIR)$(MANDIR)/offload-packager.1 $(DESTDIR)$(MANDIR)/offload-packager-*.1 \
+	  $(addprefix $(DESTDIR)$(MANDIR)/,$(addsuffix .1,$(LLVM_NAMES) linker-wrapper sycl-linker))
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/offload-packager $(DESTDIR)$(ZSHCOMPDIR)/_offload-packager
+	rm -rf $(DESTDIR)$(DOCDIR)
+
+# build/offload-kit_<version>_amd64.deb (dpkg-deb; installs under /usr).
+deb:
+	rm -rf $(BUILD)/deb
+	$(MAKE) --no-print-directory install PREFIX=/usr DESTDIR=$(BUILD)/deb/root
+	GO=$(GO) packaging/mkdeb.sh $(BUILD)/deb/root $(DESCRIBE) $(BUILD)
+
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) $(BUILD)

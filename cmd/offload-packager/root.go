@@ -206,6 +206,7 @@ fat objects.`,
 		},
 	}
 	root.AddCommand(create, extract, dump, embed, bundle)
+	root.AddCommand(buildCommands()...)
 	return root
 }
 
