@@ -33,9 +33,12 @@ export DEBIAN_FRONTEND=noninteractive
 #                   (registration code run on a second architecture)
 #   git             /usr/bin/git (.ci/run and the fresh-clone check clone HEAD)
 #   dpkg (essential) /usr/bin/dpkg-deb, /usr/bin/dpkg (make deb and its install test)
+#   groff-base      /usr/bin/groff (the install tests render every man page, warnings fail)
+#   bash-completion /usr/share/bash-completion/bash_completion (the completion test
+#                   sources it before offload-packager's, as a user's shell does)
 #   always present: /bin/sh, /dev/null, /dev/zero, /dev/shm, /proc/{self/maps,cpuinfo,loadavg},
 #                   /etc/passwd (a file the hardening tests must not be able to write)
-PKGS=(clang-22 clang-tools-22 llvm-22 lld-22 libomp-22-dev liboffload-22 liboffload-22-dev spirv-tools gcc g++ make nginx zstd libzstd-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libllvm22 git)
+PKGS=(clang-22 clang-tools-22 llvm-22 lld-22 libomp-22-dev liboffload-22 liboffload-22-dev spirv-tools gcc g++ make nginx zstd libzstd-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libllvm22 git groff-base bash-completion)
 # librocrand1       /usr/lib/x86_64-linux-gnu/librocrand.so.1.1 (Debian's ROCm 5 rocRAND, 24 MB: a
 #                   real third-party .hip_fatbin the packager's corpus tests dump, list and
 #                   extract against llvm-objdump and clang-offload-bundler)
