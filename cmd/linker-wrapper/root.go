@@ -100,6 +100,9 @@ func newRootCmd(runF runFunc) *cobra.Command {
 //	OFFLOAD_KIT_CACHE_DIR        --cache-dir
 //	OFFLOAD_KIT_CACHE_MAX_SIZE   --cache-max-size
 //	OFFLOAD_KIT_CACHE_REMOTE     --cache-remote
+//	OFFLOAD_KIT_CACHE_REMOTE_HEADER     --cache-remote-header (one NAME:VALUE)
+//	OFFLOAD_KIT_CACHE_REMOTE_READ_ONLY=1 --cache-remote-read-only
+//	OFFLOAD_KIT_CACHE_SECRET_FILE       --cache-secret-file
 //	OFFLOAD_KIT_VERBOSE=1        phase summary and cache statistics at exit
 func applyEnv(opts *linkwrap.Options, getenv func(string) string) error {
 	if opts.CacheDir == "" {
@@ -114,6 +117,18 @@ func applyEnv(opts *linkwrap.Options, getenv func(string) string) error {
 			return fmt.Errorf("OFFLOAD_KIT_CACHE_MAX_SIZE=%s: %v", v, err)
 		}
 		opts.CacheMaxSize = n
+	}
+	if v := getenv("OFFLOAD_KIT_CACHE_REMOTE_HEADER"); v != "" && len(opts.CacheRemoteHeaders) == 0 {
+		if name, _, ok := strings.Cut(v, ":"); !ok || strings.TrimSpace(name) == "" {
+			return fmt.Errorf("OFFLOAD_KIT_CACHE_REMOTE_HEADER: expected <name>:<value>")
+		}
+		opts.CacheRemoteHeaders = []string{v}
+	}
+	if v := getenv("OFFLOAD_KIT_CACHE_REMOTE_READ_ONLY"); v != "" && v != "0" {
+		opts.CacheRemoteReadOnly = true
+	}
+	if opts.CacheSecretFile == "" {
+		opts.CacheSecretFile = getenv("OFFLOAD_KIT_CACHE_SECRET_FILE")
 	}
 	if v := getenv("OFFLOAD_KIT_VERBOSE"); v != "" && v != "0" {
 		opts.Summary = true

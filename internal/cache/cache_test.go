@@ -7,8 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -339,4 +341,40 @@ func TestEvictSharedBlobAndStrays(t *testing.T) {
 	hit, err = c2.Get(ctx, testKey(1), map[string]string{"own": filepath.Join(out, "o1")})
 	require.NoError(t, err)
 	assert.False(t, hit.OK)
+}
+
+// FileHash memoises by file status: an unchanged file is not read again
+// (a planted wrong memo for the same status shows that), and any change
+// of the file (a rewrite with the same size and mtime changes its ctime)
+// is seen.
+func TestFileHashMemo(t *testing.T) {
+	c := openCache(t, Options{Dir: t.TempDir()})
+	p := writeTestFile(t, filepath.Join(t.TempDir(), "libdev.a"), []byte("version 41"))
+	old := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(p, old, old))
+	time.Sleep(racyWindow + 100*time.Millisecond) // ctime out of the racy window
+	sum, size, err := c.FileHash(p)
+	require.NoError(t, err)
+	assert.Equal(t, sha256Sum([]byte("version 41")), sum)
+	assert.Equal(t, int64(10), size)
+	memos := dirFiles(t, filepath.Join(c.root, statDir))
+	require.Len(t, memos, 1)
+
+	// The memo is used: make it lie (same status) and see the lie.
+	mp := filepath.Join(c.root, statDir, memos[0])
+	data, err := os.ReadFile(mp)
+	require.NoError(t, err)
+	lie := sha256Sum([]byte("planted"))
+	stamp, _, _ := strings.Cut(string(data), " ")
+	require.NoError(t, os.WriteFile(mp, fmt.Appendf(nil, "%s sha256:%x\n", stamp, lie), 0o644))
+	sum, _, err = c.FileHash(p)
+	require.NoError(t, err)
+	assert.Equal(t, lie, sum, "an unchanged file is not read again")
+
+	// Same size, same mtime, new content: ctime differs, so it is rehashed.
+	require.NoError(t, os.WriteFile(p, []byte("version 42"), 0o644))
+	require.NoError(t, os.Chtimes(p, old, old))
+	sum, _, err = c.FileHash(p)
+	require.NoError(t, err)
+	assert.Equal(t, sha256Sum([]byte("version 42")), sum)
 }

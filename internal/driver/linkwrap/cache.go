@@ -9,6 +9,7 @@ package linkwrap
 // error is a warning.
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -63,16 +64,59 @@ func (d *driver) openCache() {
 	if maxSize < 0 {
 		maxSize = DefaultCacheMaxSize
 	}
-	c, err := cache.Open(cache.Options{
+	copt := cache.Options{
 		Dir: o.CacheDir, MaxSize: maxSize, Remote: o.CacheRemote,
+		RemoteReadOnly: o.CacheRemoteReadOnly, Timeout: o.CacheTimeout,
 		Warn: func(msg string) { d.warnf("%s", msg) },
 		Now:  d.env.Now,
-	})
+	}
+	if o.CacheToolStat {
+		copt.Identity = cache.IdentifyByStat
+	}
+	for _, h := range o.CacheRemoteHeaders {
+		name, value, _ := strings.Cut(h, ":")
+		if copt.RemoteHeaders == nil {
+			copt.RemoteHeaders = map[string]string{}
+		}
+		copt.RemoteHeaders[strings.TrimSpace(name)] = strings.TrimSpace(value)
+	}
+	if o.CacheSecretFile != "" {
+		secret, err := readSecret(o.CacheSecretFile)
+		if err != nil {
+			// Without the secret, entries written by its holders would
+			// all be rejected, and ours would be unreadable to them.
+			d.warnf("device-link cache disabled: --cache-secret-file: %v", err)
+			return
+		}
+		copt.Secret = secret
+	}
+	c, err := cache.Open(copt)
 	if err != nil {
 		d.warnf("device-link cache disabled: %v", err)
 		return
 	}
 	d.cache = c
+}
+
+// readSecret reads a cache secret: a regular file of 16 bytes to 4 KiB,
+// surrounding white space removed.
+func readSecret(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() || st.Size() > 4096 {
+		return nil, fmt.Errorf("%s: not a regular file of at most 4 KiB", quoteOdd(path))
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) < 16 {
+		return nil, fmt.Errorf("%s: a secret needs at least 16 bytes", quoteOdd(path))
+	}
+	return data, nil
 }
 
 // toolIdentity identifies an executable for cache keys: its contents (for
@@ -117,38 +161,10 @@ func (d *driver) toolIdentity(path string) (string, error) {
 	return id, nil
 }
 
-// libraryStamps describes the host libraries a CPU device link reads (named
-// inputs and -l resolved over -L) by path, size and modification time.
-func (d *driver) libraryStamps() [][2]string {
-	var out [][2]string
-	dirs := d.opt.libraryPaths()
-	for i := range d.opt.Args {
-		a := &d.opt.Args[i]
-		var label, path string
-		switch {
-		case a.IsInput() && isLibraryFile(a.Value()):
-			label, path = "lib:"+a.Value(), a.Value()
-		case a.Is("library"):
-			p, ok := searchLibrary(a.Value(), d.opt.Sysroot, dirs)
-			if !ok {
-				continue
-			}
-			label, path = "lib:-l"+a.Value(), p
-		default:
-			continue
-		}
-		stamp := "missing"
-		if st, err := os.Stat(path); err == nil {
-			stamp = fmt.Sprintf("%s:%d:%d", path, st.Size(), st.ModTime().UnixNano())
-		}
-		out = append(out, [2]string{label, stamp})
-	}
-	return out
-}
-
 // jobKey derives the cache key of a job; ok is false when the cache is off
-// or the key cannot be computed (a warning is printed).
-func (d *driver) jobKey(j *linkJob) (key cache.Key, ok bool) {
+// or the key cannot be computed (a warning is printed) or the job reads
+// files that cannot all be keyed (-v says why).
+func (d *driver) jobKey(ctx context.Context, j *linkJob) (key cache.Key, ok bool) {
 	if d.cache == nil {
 		return key, false
 	}
@@ -189,9 +205,17 @@ func (d *driver) jobKey(j *linkJob) (key cache.Key, ok bool) {
 			cmd.Env = append(cmd.Env, name+"="+v)
 		}
 	}
-	if j.libs {
-		cmd.Extra = d.libraryStamps()
+	// Every other file the commands read (device libraries, -L/-l
+	// resolutions, linker scripts, response files, crt objects, the
+	// programs clang runs): by content (cachekey.go).
+	reads, err := d.keyReadRecords(ctx, j)
+	if err != nil {
+		if d.opt.Verbose {
+			d.notef("device link for %s is not cached: %v", groupName(j.g.key), err)
+		}
+		return key, false
 	}
+	cmd.Extra = reads
 	sort.Strings(cmd.Env)
 	k, err := cmd.Key()
 	if err != nil {
@@ -224,15 +248,16 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 // the result is inserted. It reports the cache outcome ("hit", "hit
 // (remote)", "miss", or "" without a cache).
 func (d *driver) runJob(ctx context.Context, j *linkJob) (string, error) {
-	key, useCache := d.jobKey(j)
+	key, useCache := d.jobKey(ctx, j)
 	if useCache {
 		h, err := d.cache.Get(ctx, key, map[string]string{"image": j.img})
 		switch {
 		case err != nil:
 			d.warnf("%v", err)
 		case h.OK:
-			d.env.Stderr.Write(h.Stdout)
-			d.env.Stderr.Write(h.Stderr)
+			// Escaped and capped: a cache entry is data, never terminal
+			// control (docs/cache.md, "Trust model").
+			d.env.Stderr.Write(h.Replay())
 			outcome := "hit"
 			if h.Remote {
 				outcome = "hit (remote)"

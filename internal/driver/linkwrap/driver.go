@@ -73,6 +73,7 @@ type driver struct {
 	cache   *cache.Cache // nil: no device-link cache
 	toolMu  sync.Mutex
 	toolIDs map[string]string
+	keyMemo keyMemo // cache-key file hashes (cachekey.go)
 	sum     *summary
 	inflate int64 // bytes of compressed images left to inflate
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/offload-kit/offload-kit/internal/cli/optable"
 )
@@ -89,6 +90,11 @@ var optionList = []optable.Option{
 	{ID: "cache_dir", Prefixes: d2, Name: "cache-dir=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<dir>", Help: "Cache device-link results in <dir> (default: $OFFLOAD_KIT_CACHE_DIR; unset = no cache)"},
 	{ID: "cache_max_size", Prefixes: d2, Name: "cache-max-size=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<bytes|NK|NM|NG>", Help: "Trim the device-link cache to this size (default: $OFFLOAD_KIT_CACHE_MAX_SIZE, else 5G; 0 = unlimited)"},
 	{ID: "cache_remote", Prefixes: d2, Name: "cache-remote=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<http(s) URL>", Help: "Share device-link results through a Bazel HTTP remote cache (default: $OFFLOAD_KIT_CACHE_REMOTE)"},
+	{ID: "cache_remote_header", Prefixes: d2, Name: "cache-remote-header=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<name>:<value>", Help: "Send this HTTP header to the remote cache, e.g. 'Authorization: Bearer <token>' (repeatable; default: $OFFLOAD_KIT_CACHE_REMOTE_HEADER)"},
+	{ID: "cache_remote_read_only", Prefixes: d2, Name: "cache-remote-read-only", Kind: optable.Flag, Flags: WrapperOnly | Extension, Help: "Read from the remote cache but never upload (default: $OFFLOAD_KIT_CACHE_REMOTE_READ_ONLY=1)"},
+	{ID: "cache_timeout", Prefixes: d2, Name: "cache-timeout=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<duration>", Help: "Give up on the remote cache after this long without progress (connect, answer, or between bytes; default 5s)"},
+	{ID: "cache_secret_file", Prefixes: d2, Name: "cache-secret-file=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<file>", Help: "Authenticate cache entries with the secret in <file>; only holders of it can write entries others accept (default: $OFFLOAD_KIT_CACHE_SECRET_FILE)"},
+	{ID: "cache_tool_check", Prefixes: d2, Name: "cache-tool-check=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "content|stat", Help: "Identify tools in cache keys by their contents (default) or by path, size and modification time"},
 	{ID: "no_cache", Prefixes: d2, Name: "no-cache", Kind: optable.Flag, Flags: WrapperOnly | Extension, Help: "Do not use the device-link cache"},
 	{ID: "max_inflated", Prefixes: d2, Name: "wrapper-max-inflated=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<bytes|NK|NM|NG>", Help: "Limit on the bytes of compressed (v3) offload images inflated in memory, all inputs together (default 512M)"},
 }
@@ -142,6 +148,15 @@ type Options struct {
 	CacheMaxSize int64
 	CacheRemote  string
 	NoCache      bool
+	// CacheRemoteHeaders are --cache-remote-header values ("Name: value"),
+	// CacheRemoteReadOnly is --cache-remote-read-only, CacheTimeout is
+	// --cache-timeout (0: the cache's default), CacheSecretFile is
+	// --cache-secret-file and CacheToolStat is --cache-tool-check=stat.
+	CacheRemoteHeaders  []string
+	CacheRemoteReadOnly bool
+	CacheTimeout        time.Duration
+	CacheSecretFile     string
+	CacheToolStat       bool
 	// Summary prints the phase table and cache statistics at exit
 	// (--wrapper-verbose; cmd/ also sets it for OFFLOAD_KIT_VERBOSE=1).
 	Summary bool
@@ -162,6 +177,9 @@ func ParseArgs(args []string) (*Options, error) {
 	for i := range parsed {
 		a := &parsed[i]
 		if a.Opt == nil {
+			if err := unknownCacheOption(a); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		v := a.Value()
@@ -253,6 +271,30 @@ func ParseArgs(args []string) (*Options, error) {
 			o.CacheMaxSize = n
 		case "cache_remote":
 			o.CacheRemote = v
+		case "cache_remote_header":
+			if name, _, ok := strings.Cut(v, ":"); !ok || strings.TrimSpace(name) == "" {
+				return nil, fmt.Errorf("--cache-remote-header=%s: expected <name>:<value>", v)
+			}
+			o.CacheRemoteHeaders = append(o.CacheRemoteHeaders, v)
+		case "cache_remote_read_only":
+			o.CacheRemoteReadOnly = true
+		case "cache_timeout":
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return nil, fmt.Errorf("--cache-timeout=%s: expected a positive duration such as 5s or 500ms", v)
+			}
+			o.CacheTimeout = d
+		case "cache_secret_file":
+			o.CacheSecretFile = v
+		case "cache_tool_check":
+			switch v {
+			case "content":
+				o.CacheToolStat = false
+			case "stat":
+				o.CacheToolStat = true
+			default:
+				return nil, fmt.Errorf("--cache-tool-check=%s: expected 'content' or 'stat'", v)
+			}
 		case "no_cache":
 			o.NoCache = true
 		case "max_inflated":
@@ -273,6 +315,21 @@ func ParseArgs(args []string) (*Options, error) {
 		}
 	}
 	return o, nil
+}
+
+// unknownCacheOption rejects an argument that looks like a cache option but
+// is none (e.g. a misspelt --cache-timout=1s), so that it never reaches the
+// host linker silently.
+func unknownCacheOption(a *optable.Arg) error {
+	if !a.Unknown || len(a.Raw) == 0 {
+		return nil
+	}
+	s := a.Raw[0]
+	if strings.HasPrefix(s, "--cache-") || strings.HasPrefix(s, "-cache-") {
+		name, _, _ := strings.Cut(s, "=")
+		return fmt.Errorf("unknown cache option %s", quoteOdd(name))
+	}
+	return nil
 }
 
 // ParseSize reads a byte count: digits with an optional K, M or G suffix

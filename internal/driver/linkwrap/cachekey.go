@@ -1,0 +1,491 @@
+package linkwrap
+
+// What a device link reads, for the cache key (docs/cache.md, "Key
+// derivation"): the input images are keyed by content in jobKey; this file
+// finds every other file. For a clang step it asks clang for the commands
+// it would run (-###), so the linker's command line is the one clang really
+// builds (its -L directories, crt objects, -l libraries, linker scripts);
+// other steps (ptxas, nvlink) are read as they are. Every argument that
+// names an existing file is hashed, -l and -T names are resolved over every
+// search directory the linker would use (each candidate in each directory
+// is hashed, so the key is right whichever one the linker takes), and text
+// files met on the way (linker scripts such as libc.so, response files)
+// are scanned the same way. When a reference cannot be resolved with
+// certainty the job is not cached.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/internal/run"
+)
+
+// Bounds on what a key may read.
+const (
+	maxKeyFileSize    = 1 << 30 // a larger file is not "cheap to hash"
+	maxKeyFiles       = 4096    // files hashed for one job
+	keyMaxScriptSize  = 1 << 20 // text files scanned as scripts or response files
+	keyMaxScriptDepth = 8
+)
+
+// errUncacheable explains why a job is not cached.
+type errUncacheable struct{ why string }
+
+func (e *errUncacheable) Error() string { return e.why }
+
+func uncacheable(format string, args ...any) error {
+	return &errUncacheable{fmt.Sprintf(format, args...)}
+}
+
+// keyMemo holds what key derivation learns once per process: file hashes
+// and GNU ld's search directories.
+type keyMemo struct {
+	mu     sync.Mutex
+	hashes map[string]fileHash
+	ldDirs map[string][]string
+}
+
+// fileHash is a memoised content hash.
+type fileHash struct {
+	size, mtime int64
+	ino         uint64
+	sum         string
+}
+
+// keyReads is the set of files one command reads.
+type keyReads struct {
+	d       *driver
+	skip    string            // the job's work directory: its files are keyed as inputs
+	files   map[string]string // path → "sha256:<hex>"
+	order   []string
+	dirs    []string // library search directories, in order, deduplicated
+	seenDir map[string]bool
+	names   []string // "-l" names and other files searched over dirs (":name" = exact)
+	sysroot string
+	depth   int
+}
+
+func newKeyReads(d *driver, skip string) *keyReads {
+	return &keyReads{d: d, skip: skip, files: map[string]string{}, seenDir: map[string]bool{}}
+}
+
+func (r *keyReads) addDir(dir string) {
+	if dir == "" || r.seenDir[dir] {
+		return
+	}
+	r.seenDir[dir] = true
+	r.dirs = append(r.dirs, dir)
+}
+
+// inSkip reports a path inside the job's work directory.
+func (r *keyReads) inSkip(p string) bool {
+	if r.skip == "" {
+		return false
+	}
+	abs, err := filepath.Abs(p)
+	return err == nil && (abs == r.skip || strings.HasPrefix(abs, r.skip+string(filepath.Separator)))
+}
+
+// file records p if it is an existing file: hashed, and scanned when it is
+// a small text file (a linker script or a response file). Directories and
+// missing paths are ignored; other special files make the job uncacheable.
+func (r *keyReads) file(p string) error {
+	if p == "" || strings.ContainsRune(p, 0) {
+		return nil
+	}
+	if _, ok := r.files[p]; ok || r.inSkip(p) {
+		return nil
+	}
+	st, err := os.Stat(p)
+	if err != nil || st.IsDir() {
+		return nil
+	}
+	if !st.Mode().IsRegular() {
+		return uncacheable("%s is not a regular file", quoteOdd(p))
+	}
+	if st.Size() > maxKeyFileSize {
+		return uncacheable("%s is too large to hash (%d bytes)", quoteOdd(p), st.Size())
+	}
+	if len(r.files) >= maxKeyFiles {
+		return uncacheable("it reads more than %d files", maxKeyFiles)
+	}
+	sum, err := r.d.hashFile(p, st)
+	if err != nil {
+		return uncacheable("%s: %v", quoteOdd(p), err)
+	}
+	r.files[p] = sum
+	r.order = append(r.order, p)
+	if st.Size() <= keyMaxScriptSize {
+		return r.script(p)
+	}
+	return nil
+}
+
+// script scans a text file's words as further references: "-lname" is a
+// library, SEARCH_DIR(dir) a search directory, anything else a file that
+// the linker looks for as given and in the search directories.
+func (r *keyReads) script(p string) error {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return uncacheable("%s: %v", quoteOdd(p), err)
+	}
+	if len(data) == 0 || format.Identify(data[:min(len(data), 64)]) != format.KindUnknown || bytes.IndexByte(data, 0) >= 0 {
+		return nil // an object, archive, bitcode ...: not text
+	}
+	if r.depth >= keyMaxScriptDepth {
+		return uncacheable("%s: scripts nested too deeply", quoteOdd(p))
+	}
+	r.depth++
+	defer func() { r.depth-- }()
+	words := strings.FieldsFunc(string(data), func(c rune) bool {
+		return c <= ' ' || strings.ContainsRune(`()",;'{}`, c)
+	})
+	for i, w := range words {
+		switch {
+		case w == "SEARCH_DIR" && i+1 < len(words):
+			r.addDir(words[i+1])
+		case strings.HasPrefix(w, "-l") && len(w) > 2:
+			r.names = append(r.names, w[2:])
+		default:
+			if err := r.file(r.rooted(w)); err != nil {
+				return err
+			}
+			if !filepath.IsAbs(w) {
+				r.names = append(r.names, ":"+w)
+			}
+		}
+	}
+	return nil
+}
+
+// rooted applies the sysroot to "=/path" and "$SYSROOT/path".
+func (r *keyReads) rooted(p string) string {
+	if rest, ok := strings.CutPrefix(p, "="); ok {
+		return r.sysroot + rest
+	}
+	if rest, ok := strings.CutPrefix(p, "$SYSROOT"); ok {
+		return r.sysroot + rest
+	}
+	return p
+}
+
+// candidates returns the words inside an argument that may name a file:
+// the argument, what follows each '=' or ',' and, for a joined short
+// option ("-Tscript"), what follows the option letter.
+func candidates(a string) []string {
+	out := []string{a}
+	if strings.HasPrefix(a, "@") {
+		out = append(out, a[1:])
+	}
+	if len(a) > 2 && a[0] == '-' && a[1] != '-' {
+		out = append(out, a[2:])
+	}
+	for i := 0; i < len(a); i++ {
+		if a[i] == '=' || a[i] == ',' {
+			out = append(out, a[i+1:])
+		}
+	}
+	return out
+}
+
+// args records the files named by a command's arguments (after the
+// program). With linker set, -L, -l, -T and --sysroot are understood the
+// way GNU ld and lld read them.
+func (r *keyReads) args(argv []string, linker bool) error {
+	for i := 0; i < len(argv); i++ {
+		a := argv[i]
+		next := func() string {
+			if i+1 < len(argv) {
+				i++
+				return argv[i]
+			}
+			return ""
+		}
+		if linker {
+			switch {
+			case a == "-L" || a == "--library-path":
+				r.addDir(next())
+				continue
+			case strings.HasPrefix(a, "--library-path="):
+				r.addDir(strings.TrimPrefix(a, "--library-path="))
+				continue
+			case strings.HasPrefix(a, "-L"):
+				r.addDir(a[2:])
+				continue
+			case a == "-l" || a == "--library":
+				r.names = append(r.names, next())
+				continue
+			case strings.HasPrefix(a, "--library="):
+				r.names = append(r.names, strings.TrimPrefix(a, "--library="))
+				continue
+			case strings.HasPrefix(a, "-l"):
+				r.names = append(r.names, a[2:])
+				continue
+			case a == "-T" || a == "--script" || a == "-dT" || a == "--default-script":
+				a = next()
+				r.names = append(r.names, ":"+a)
+			case strings.HasPrefix(a, "--sysroot="):
+				r.sysroot = strings.TrimPrefix(a, "--sysroot=")
+			}
+		}
+		for _, c := range candidates(a) {
+			if err := r.file(c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// resolve hashes every file that a search for each name over the search
+// directories could find: lib<name>.so and lib<name>.a for -l<name>, the
+// name itself for -l:<name> and scripts. Resolving may find scripts that
+// name more libraries; those are resolved too.
+func (r *keyReads) resolve() error {
+	for done := 0; done < len(r.names); done++ {
+		n := r.names[done]
+		var try []string
+		if exact, ok := strings.CutPrefix(n, ":"); ok {
+			try = []string{exact}
+		} else {
+			try = []string{"lib" + n + ".so", "lib" + n + ".a"}
+		}
+		for _, dir := range r.dirs {
+			for _, f := range try {
+				if err := r.file(filepath.Join(r.rooted(dir), f)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// hashFile returns "sha256:<hex>" of a file, memoised per process by path,
+// size, modification time and inode, and across processes by the cache
+// ([cache.Cache.FileHash]).
+func (d *driver) hashFile(p string, st os.FileInfo) (string, error) {
+	var ino uint64
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		ino = sys.Ino
+	}
+	want := fileHash{size: st.Size(), mtime: st.ModTime().UnixNano(), ino: ino}
+	m := &d.keyMemo
+	m.mu.Lock()
+	if h, ok := m.hashes[p]; ok && h.size == want.size && h.mtime == want.mtime && h.ino == want.ino {
+		m.mu.Unlock()
+		return h.sum, nil
+	}
+	m.mu.Unlock()
+	sum, size, err := d.cache.FileHash(p)
+	if err != nil {
+		return "", err
+	}
+	if size > maxKeyFileSize {
+		return "", fmt.Errorf("grew to %d bytes while it was hashed", size)
+	}
+	want.sum = "sha256:" + hex.EncodeToString(sum[:])
+	m.mu.Lock()
+	if m.hashes == nil {
+		m.hashes = map[string]fileHash{}
+	}
+	m.hashes[p] = want
+	m.mu.Unlock()
+	return want.sum, nil
+}
+
+// linkerKind classifies a linker program by name: GNU ld (which has
+// built-in search directories), LLVM linkers (which search only -L
+// directories), or unknown.
+func linkerKind(prog string) string {
+	base := filepath.Base(prog)
+	switch {
+	case base == "ld.lld" || base == "lld" || base == "ld64.lld" || base == "wasm-ld" ||
+		strings.HasSuffix(base, "-ld.lld") || base == "clang-nvlink-wrapper" || base == "clang-sycl-linker":
+		return "lld"
+	case base == "ld" || base == "ld.bfd" || base == "ld.gold" ||
+		strings.HasSuffix(base, "-ld") || strings.HasSuffix(base, "-ld.bfd") || strings.HasSuffix(base, "-ld.gold"):
+		return "gnu"
+	}
+	return ""
+}
+
+// gnuSearchDirs returns GNU ld's built-in SEARCH_DIR list for an
+// emulation, memoised per process.
+func (d *driver) gnuSearchDirs(ctx context.Context, ld, emulation string) ([]string, error) {
+	memo := ld + "\x00" + emulation
+	m := &d.keyMemo
+	m.mu.Lock()
+	dirs, ok := m.ldDirs[memo]
+	m.mu.Unlock()
+	if ok {
+		return dirs, nil
+	}
+	argv := []string{ld}
+	if emulation != "" {
+		argv = append(argv, "-m", emulation)
+	}
+	argv = append(argv, "--verbose")
+	var out bytes.Buffer
+	if err := d.runner.Run(ctx, &run.Cmd{Args: argv, Stdout: &out}); err != nil {
+		return nil, err
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		for _, stmt := range strings.Split(line, ";") {
+			stmt = strings.TrimSpace(stmt)
+			if dir, ok := strings.CutPrefix(stmt, "SEARCH_DIR(\""); ok {
+				dirs = append(dirs, strings.TrimSuffix(dir, "\")"))
+			}
+		}
+	}
+	m.mu.Lock()
+	if m.ldDirs == nil {
+		m.ldDirs = map[string][]string{}
+	}
+	m.ldDirs[memo] = dirs
+	m.mu.Unlock()
+	return dirs, nil
+}
+
+// parseHashHashHash reads the commands clang -### prints: one per line,
+// each argument in double quotes with \ escaping '"', '\' and '$'.
+func parseHashHashHash(out []byte) [][]string {
+	var cmds [][]string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, " \"") {
+			continue
+		}
+		var argv []string
+		var cur strings.Builder
+		in, esc := false, false
+		for i := 0; i < len(line); i++ {
+			c := line[i]
+			switch {
+			case esc:
+				cur.WriteByte(c)
+				esc = false
+			case in && c == '\\':
+				esc = true
+			case c == '"':
+				if in {
+					argv = append(argv, cur.String())
+					cur.Reset()
+				}
+				in = !in
+			case in:
+				cur.WriteByte(c)
+			}
+		}
+		if len(argv) > 0 {
+			cmds = append(cmds, argv)
+		}
+	}
+	return cmds
+}
+
+// isClangStep reports a device-link command run through clang (deviceArgs
+// always starts with --no-default-config).
+func isClangStep(argv []string) bool {
+	return len(argv) > 1 && argv[1] == "--no-default-config"
+}
+
+// stepCommands returns the commands a job step runs: for clang, the ones
+// clang -### prints (the last is the linker); otherwise the step itself.
+func (d *driver) stepCommands(ctx context.Context, argv []string) ([][]string, error) {
+	if !isClangStep(argv) {
+		return [][]string{argv}, nil
+	}
+	var out, errOut bytes.Buffer
+	cmd := append(append([]string(nil), argv...), "-###")
+	if err := d.runner.Run(ctx, &run.Cmd{Args: cmd, Stdout: &out, Stderr: &errOut}); err != nil {
+		var re *run.Error
+		if errors.As(err, &re) {
+			return nil, uncacheable("%s -### failed", filepath.Base(argv[0]))
+		}
+		return nil, err
+	}
+	// clang prints the commands on stderr.
+	cmds := parseHashHashHash(append(errOut.Bytes(), out.Bytes()...))
+	if len(cmds) == 0 {
+		return nil, uncacheable("%s -### printed no commands: %.200q", filepath.Base(argv[0]), errOut.String())
+	}
+	return cmds, nil
+}
+
+// keyReadRecords returns one ("read:<path>", "sha256:<hex>") record per
+// file the job's commands read besides its input images, and the
+// identities of the programs they run. An *errUncacheable says why the job
+// cannot be cached.
+func (d *driver) keyReadRecords(ctx context.Context, j *linkJob) ([][2]string, error) {
+	skip, _ := filepath.Abs(filepath.Dir(j.img))
+	var out [][2]string
+	for _, step := range j.steps {
+		cmds, err := d.stepCommands(ctx, step)
+		if err != nil {
+			return nil, err
+		}
+		for ci, argv := range cmds {
+			r := newKeyReads(d, skip)
+			if ci > 0 || isClangStep(step) {
+				// A program clang runs (its own cc1 is already keyed).
+				if prog := argv[0]; prog != step[0] {
+					id, err := d.toolIdentity(prog)
+					if err != nil {
+						return nil, uncacheable("cannot identify %s: %v", quoteOdd(prog), err)
+					}
+					out = append(out, [2]string{"tool:" + prog, id})
+				}
+			}
+			last := ci == len(cmds)-1
+			kind := linkerKind(argv[0])
+			if last && isClangStep(step) && kind == "" {
+				kind = "unknown"
+			}
+			linker := last && (kind != "" || !isClangStep(step))
+			if err := r.args(argv[1:], linker); err != nil {
+				return nil, err
+			}
+			if linker && len(r.names) > 0 {
+				switch kind {
+				case "gnu":
+					emulation := ""
+					for i, a := range argv {
+						if a == "-m" && i+1 < len(argv) {
+							emulation = argv[i+1]
+						}
+					}
+					dirs, err := d.gnuSearchDirs(ctx, argv[0], emulation)
+					if err != nil {
+						return nil, uncacheable("cannot read %s's search directories: %v", quoteOdd(argv[0]), err)
+					}
+					for _, dir := range dirs {
+						r.addDir(dir)
+					}
+				case "lld":
+				default:
+					return nil, uncacheable("%s resolves -l%s over search directories offload-kit cannot know", quoteOdd(filepath.Base(argv[0])), quoteOdd(r.names[0]))
+				}
+				if err := r.resolve(); err != nil {
+					return nil, err
+				}
+			}
+			for _, p := range r.order {
+				out = append(out, [2]string{"read:" + p, r.files[p]})
+			}
+		}
+	}
+	return out, nil
+}
