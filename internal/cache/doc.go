@@ -16,8 +16,10 @@
 // remote backend (Options.Remote) speaks the Bazel HTTP remote-cache
 // protocol (GET/PUT /ac/<sha256> and /cas/<sha256>), so bazel-remote or a
 // WebDAV-enabled nginx can share results between machines; the manifest is
-// an REAPI ActionResult message. Remote failures never fail a link: they
-// count as misses and are reported through Options.Warn and [Stats].
+// an REAPI ActionResult message, bound to its key by an HMAC that every
+// read checks. Remote failures never fail a link: they count as misses and
+// are reported through Options.Warn and [Stats]; a failing remote is
+// skipped for Options.RemoteRetry. See docs/cache.md for the trust model.
 //
 // The package reads no environment variables or flags; the linker-wrapper
 // driver maps --cache-dir and friends to [Options]. See docs/cache.md.

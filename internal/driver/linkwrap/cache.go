@@ -1,9 +1,10 @@
 package linkwrap
 
-// Device-link cache wiring (docs/cache.md, issue 7 part 3): every device
-// link job (one group's clang, ptxas+nvlink or SYCL link) is keyed by its
-// input images' contents, its command lines with temporary paths
-// normalised, the tools' identities and a small environment allow-list.
+// Device-link cache wiring (docs/cache.md, issue 7 part 3, issue 14):
+// every device link job (one group's clang, or ptxas+nvlink) is keyed by
+// its input images' contents, its command lines with temporary paths
+// normalised, the tools' identities, a small environment allow-list and
+// the contents of every other file it reads (cachekey.go).
 // A hit restores the image and replays the child's output; a miss runs the
 // job and inserts the result. The cache never fails a link: every cache
 // error is a warning.
