@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/offload-kit/offload-kit/internal/cli"
-	"github.com/offload-kit/offload-kit/internal/cli/optable"
 	"github.com/offload-kit/offload-kit/internal/driver/linkwrap"
 	"github.com/offload-kit/offload-kit/internal/run"
 )
@@ -49,7 +48,7 @@ func newRootCmd(runF runFunc) *cobra.Command {
 		CompletionOptions:  cobra.CompletionOptions{DisableDefaultCmd: true},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			prog := cmd.Name()
-			expanded, err := optable.ExpandResponseFiles(args, os.ReadFile)
+			expanded, err := cli.ExpandResponseFiles(args)
 			if err != nil {
 				return &cli.FlagError{Err: err}
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -16,6 +17,7 @@ import (
 	"github.com/offload-kit/offload-kit/internal/driver/bundler"
 	"github.com/offload-kit/offload-kit/internal/driver/packager"
 	"github.com/offload-kit/offload-kit/internal/phase"
+	"github.com/offload-kit/offload-kit/internal/version"
 )
 
 // personality returns which LLVM tool argv[0] names, tolerating version
@@ -45,7 +47,17 @@ func run(argv0 string, args []string, stdin io.Reader, stdout, stderr io.Writer)
 		timer = phase.New(time.Now)
 		defer timer.Print(stderr, cli.Stem(argv0))
 	}
-	switch personality(argv0) {
+	p := personality(argv0)
+	// One expansion of "@file" arguments for every personality and
+	// subcommand, before anything is parsed (as LLVM's parsers do).
+	args, err := cli.ExpandResponseFiles(args)
+	if err != nil {
+		if p != "" {
+			return cli.ExitCode(stderr, argv0, err)
+		}
+		return cli.ExitCode(stderr, "offload-packager", err)
+	}
+	switch p {
 	case "llvm-offload-binary", "clang-offload-packager":
 		env := &packager.Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Tool: argv0, Ctx: ctx, Phases: timer}
 		return cli.ExitCode(stderr, argv0, packager.OffloadBinaryMain(env, argv0, args))
@@ -56,6 +68,10 @@ func run(argv0 string, args []string, stdin io.Reader, stdout, stderr io.Writer)
 	root := newRootCmd(env, nil)
 	root.SetOut(stdout)
 	root.SetIn(stdin)
+	args, err = dispatch(root, args)
+	if err != nil {
+		return cli.ExitCode(stderr, "offload-packager", err)
+	}
 	return cli.Main(root, "offload-packager", args, stderr)
 }
 
@@ -72,9 +88,29 @@ NVIDIA fatbins and AdaptiveCpp HCF.
 
 Invoked as llvm-offload-binary or clang-offload-packager (through a symlink),
 it behaves exactly like LLVM 22's llvm-offload-binary; invoked as
-clang-offload-bundler, like that tool.`,
-		Version: packager.Version,
+clang-offload-bundler, like that tool.
+
+Which command line applies: the first argument (after -v/--verbose)
+decides. A subcommand name (create, extract, dump, embed, bundle, help,
+completion) runs that subcommand; -h, --help or --version, or no argument
+at all, is offload-packager's own; anything else makes the whole command
+line llvm-offload-binary's, exactly as that name takes it:
+
+  offload-packager -o out.pkg --image=file=dev.o,triple=T,arch=A,kind=openmp
+  offload-packager in.pkg --image=kind=openmp
+
+(an input file named like a subcommand is given as ./dump). "@file"
+arguments are replaced by the file's arguments everywhere, with LLVM's
+rules. The subcommands take GNU-style options (--all, -d DIR); create and
+bundle take LLVM's (-o, --image=..., -type=o), as the tools they stand
+for.`,
+		Version: version.Kit(),
+		Args:    cobra.NoArgs,
 	}
+	root.SetVersionTemplate(version.Line("offload-packager") + "\n")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &cli.FlagError{Err: err}
+	})
 	call := func(name string, opts any, real func() error) error {
 		if rf != nil {
 			return rf(name, opts)
@@ -96,14 +132,26 @@ clang-offload-bundler, like that tool.`,
 	}
 
 	create := &cobra.Command{
-		Use:                "create -o OUTPUT --image=file=F,triple=T,arch=A,kind=K [--image=...]...",
-		Short:              "Package device images (llvm-offload-binary -o ... --image=...)",
+		Use:   "create -o OUTPUT --image=file=F,triple=T,arch=A,kind=K [--image=...]...",
+		Short: "Package device images (llvm-offload-binary -o ... --image=...)",
+		Long: `Packages device images into an OffloadBinary, byte-identical to LLVM 22's
+llvm-offload-binary -o OUTPUT --image=... (options as LLVM spells them: -o
+OUT or -o=OUT, --image=... or -image=...). Unlike that tool, create only
+creates: an input file, a missing -o or no --image is an error.`,
 		DisableFlagParsing: true,
 		Example:            "  offload-packager create -o pkg.out --image=file=dev.o,triple=x86_64-unknown-linux-gnu,arch=generic,kind=openmp",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return call("create", args, func() error {
-				return packager.OffloadBinaryMain(env, "offload-packager", args)
-			})
+			co, err := packager.ParseCreate("offload-packager", args)
+			switch {
+			case err != nil:
+				return err
+			case co.Help:
+				return cmd.Help()
+			case co.Version:
+				fmt.Fprintln(cmd.OutOrStdout(), version.Line("offload-packager"))
+				return nil
+			}
+			return call("create", co, func() error { return packager.Create(env, co.Output, co.Images) })
 		},
 	}
 
@@ -205,12 +253,112 @@ fat objects.`,
 			})
 		},
 	}
+	// The bare llvm-offload-binary command line (see dispatch).
+	bare := &cobra.Command{
+		Use:                bareCmd,
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			// Leading -v/--verbose are offload-packager's own.
+			for len(args) > 0 && isVerbose(args[0]) {
+				args = args[1:]
+				if env.Phases == nil {
+					env.Phases = phase.New(time.Now)
+					defer env.Phases.Print(env.Stderr, "offload-packager")
+				}
+			}
+			return call("llvm-offload-binary", args, func() error {
+				return packager.OffloadBinaryMain(env, "offload-packager", args)
+			})
+		},
+	}
+	root.AddCommand(bare)
 	root.AddCommand(create, extract, dump, embed, bundle)
 	root.AddCommand(buildCommands()...)
+	// --version on every subcommand that parses its own flags, with the
+	// root's line (create, bundle and the bare syntax print it themselves).
+	for _, c := range root.Commands() {
+		if !c.DisableFlagParsing && !c.Hidden {
+			c.Version = root.Version
+		}
+	}
 	return root
 }
 
 var errMissingOutput = errors.New("-o OUTPUT is required")
+
+// bareCmd is the hidden subcommand that runs a bare llvm-offload-binary
+// command line.
+const bareCmd = "__llvm-offload-binary"
+
+func isVerbose(a string) bool {
+	return a == "-v" || a == "--verbose" || a == "--verbose=true" || a == "--verbose=1"
+}
+
+// dispatch applies the rule of the root command's help to a command line:
+// it returns args unchanged for offload-packager's own command line and
+// prefixes the bare llvm-offload-binary syntax with the hidden bareCmd.
+// Before a subcommand's GNU-style options are parsed it rejects long
+// options given with one dash ("dump -all"), which pflag would read as a
+// cluster of short ones, with a message naming the right spelling.
+func dispatch(root *cobra.Command, args []string) ([]string, error) {
+	i := 0
+	for i < len(args) && isVerbose(args[i]) {
+		i++
+	}
+	if i == len(args) {
+		return args, nil
+	}
+	switch a := args[i]; a {
+	case "-h", "--help", "--version":
+		return args, nil
+	case "help", "completion", "__complete", "__completeNoDesc":
+		return args, nil
+	default:
+		sub, _, err := root.Find([]string{a})
+		if err != nil || sub == root || sub.Name() == bareCmd {
+			return append([]string{bareCmd}, args...), nil
+		}
+		if !sub.DisableFlagParsing {
+			if err := checkOneDash(sub, args[i+1:]); err != nil {
+				return nil, err
+			}
+		}
+		return args, nil
+	}
+}
+
+// checkOneDash finds a long option of cmd given with one dash before "--".
+func checkOneDash(cmd *cobra.Command, args []string) error {
+	flags := cmd.Flags()
+	flags.AddFlagSet(cmd.InheritedFlags())
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return nil
+		case strings.HasPrefix(a, "--"):
+			name, _, hasVal := strings.Cut(a[2:], "=")
+			if f := flags.Lookup(name); f != nil && f.NoOptDefVal == "" && !hasVal {
+				i++ // its value
+			}
+		case len(a) == 2 && a[0] == '-':
+			if f := flags.ShorthandLookup(a[1:]); f != nil && f.NoOptDefVal == "" {
+				i++
+			}
+		case len(a) > 2 && a[0] == '-':
+			name, _, _ := strings.Cut(a[1:], "=")
+			if flags.Lookup(name) == nil || len(name) < 2 {
+				continue
+			}
+			if f := flags.ShorthandLookup(a[1:2]); f != nil {
+				return &cli.FlagError{Err: fmt.Errorf("%s is -%s with the value '%s'; did you mean --%s?", a, a[1:2], a[2:], name)}
+			}
+			return &cli.FlagError{Err: fmt.Errorf("unknown shorthand flag '%c' in %s; did you mean --%s?", a[1], a, name)}
+		}
+	}
+	return nil
+}
 
 // runBundler is the clang-offload-bundler personality: messages are
 // prefixed with argv[0] as typed, as the reference does.

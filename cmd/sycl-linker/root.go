@@ -10,16 +10,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/offload-kit/offload-kit/internal/cli"
-	"github.com/offload-kit/offload-kit/internal/cli/optable"
 	"github.com/offload-kit/offload-kit/internal/driver/sycllink"
 	"github.com/offload-kit/offload-kit/internal/phase"
 	"github.com/offload-kit/offload-kit/internal/run"
+	"github.com/offload-kit/offload-kit/internal/version"
 )
 
 const tool = "sycl-linker"
-
-// version is printed by --version.
-const version = "sycl-linker (offload-kit), compatible with clang-sycl-linker 22.1.8"
 
 // defaultToolDirs are searched for LLVM tools before PATH: the directory of
 // this executable, then the LLVM 22 installation of Debian/Ubuntu packages.
@@ -57,7 +54,7 @@ for the option list; see docs/sycl-linker.md.`,
 		SilenceUsage:       true,
 		SilenceErrors:      true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			args, err := optable.ExpandResponseFiles(args, os.ReadFile)
+			args, err := cli.ExpandResponseFiles(args)
 			if err != nil {
 				return err
 			}
@@ -70,7 +67,7 @@ for the option list; see docs/sycl-linker.md.`,
 				sycllink.WriteHelp(cmd.OutOrStdout(), tool, o.HelpAll)
 				return nil
 			case o.Version:
-				fmt.Fprintln(cmd.OutOrStdout(), version)
+				fmt.Fprintln(cmd.OutOrStdout(), version.Line(tool))
 				return nil
 			}
 			if rf != nil {

@@ -7,10 +7,13 @@ package cli
 import (
 	"context"
 	"io"
+	"io/fs"
+	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/offload-kit/offload-kit/internal/cli/diag"
+	"github.com/offload-kit/offload-kit/internal/cli/optable"
 )
 
 // Aliases so commands need only this package.
@@ -43,3 +46,16 @@ func Main(root *cobra.Command, tool string, args []string, stderr io.Writer) int
 		return diag.ExitCode(stderr, tool, err)
 	})
 }
+
+// ExpandResponseFiles expands "@file" arguments from the real file system
+// with LLVM's rules (optable.ExpandResponseFiles). Every tool and
+// personality calls it once on its arguments before parsing them.
+func ExpandResponseFiles(args []string) ([]string, error) {
+	return optable.ExpandResponseFiles(args, osFS{})
+}
+
+type osFS struct{}
+
+func (osFS) Getwd() (string, error)                { return os.Getwd() }
+func (osFS) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
+func (osFS) ReadFile(name string) ([]byte, error)  { return os.ReadFile(name) }

@@ -27,6 +27,9 @@ type Set struct {
 	Prog string // stem used in messages, e.g. "llvm-offload-binary"
 	Path string // argv[0] as typed, used in "Try: '<path> --help'"
 	Opts []Opt
+	// NoPositional: the tool takes no positional arguments, so each one
+	// (also after "--") is an "Unknown command line argument" error.
+	NoPositional bool
 }
 
 // Result holds what was parsed.
@@ -71,8 +74,12 @@ func (s *Set) find(name string) *Opt {
 	return nil
 }
 
-// Parse parses args (without argv[0]).
+// Parse parses args (without argv[0]). As LLVM does, it reports every bad
+// argument, in order, rather than stopping at the first: the *Error's text
+// holds them all, and the Result what was parsed anyway (callers append
+// LLVM's later checks, such as a missing required option, to the text).
 func (s *Set) Parse(args []string) (*Result, error) {
+	var bad strings.Builder
 	r := &Result{Values: map[string][]string{}}
 	add := func(o *Opt, v string) {
 		if o.Comma {
@@ -84,18 +91,21 @@ func (s *Set) Parse(args []string) (*Result, error) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
-			r.Positional = append(r.Positional, args[i+1:]...)
+			for _, p := range args[i+1:] {
+				s.positional(r, &bad, p)
+			}
 			break
 		}
 		if len(a) < 2 || a[0] != '-' {
-			r.Positional = append(r.Positional, a)
+			s.positional(r, &bad, a)
 			continue
 		}
 		body := strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
 		name, val, hasVal := strings.Cut(body, "=")
 		o := s.find(name)
 		if o == nil {
-			return nil, s.unknown(a, name)
+			bad.WriteString(s.unknown(a, name).Text)
+			continue
 		}
 		if !o.Value {
 			if hasVal {
@@ -105,7 +115,8 @@ func (s *Set) Parse(args []string) (*Result, error) {
 				case "false", "FALSE", "False", "0":
 					val = "false"
 				default:
-					return nil, &Error{Text: fmt.Sprintf("%s: for the %s option: '%s' is invalid value for boolean argument! Try 0 or 1\n", s.Prog, dashes(o.Name), val)}
+					fmt.Fprintf(&bad, "%s: for the %s option: '%s' is invalid value for boolean argument! Try 0 or 1\n", s.Prog, dashes(o.Name), val)
+					continue
 				}
 				r.Values[o.Name] = append(r.Values[o.Name], val)
 			} else {
@@ -115,14 +126,26 @@ func (s *Set) Parse(args []string) (*Result, error) {
 		}
 		if !hasVal {
 			if i+1 >= len(args) {
-				return nil, &Error{Text: fmt.Sprintf("%s: for the %s option: requires a value!\n", s.Prog, dashes(o.Name))}
+				fmt.Fprintf(&bad, "%s: for the %s option: requires a value!\n", s.Prog, dashes(o.Name))
+				break
 			}
 			i++
 			val = args[i]
 		}
 		add(o, val)
 	}
+	if bad.Len() > 0 {
+		return r, &Error{Text: bad.String()}
+	}
 	return r, nil
+}
+
+func (s *Set) positional(r *Result, bad *strings.Builder, a string) {
+	if s.NoPositional {
+		fmt.Fprintf(bad, "%s: Unknown command line argument '%s'.  Try: '%s --help'\n", s.Prog, a, s.Path)
+		return
+	}
+	r.Positional = append(r.Positional, a)
 }
 
 func dashes(name string) string {
@@ -134,7 +157,7 @@ func dashes(name string) string {
 
 // unknown builds LLVM's two-line unknown-argument message with a
 // nearest-option suggestion.
-func (s *Set) unknown(arg, name string) error {
+func (s *Set) unknown(arg, name string) *Error {
 	text := fmt.Sprintf("%s: Unknown command line argument '%s'.  Try: '%s --help'\n", s.Prog, arg, s.Path)
 	best, bestD := "", 1<<30
 	cands := []string{"help", "help-list", "version"}

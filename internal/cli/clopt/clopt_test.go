@@ -45,6 +45,22 @@ func TestErrors(t *testing.T) {
 	assert.Contains(t, err.Error(), "Did you mean '-o'?")
 }
 
+// TestAllErrors: every bad argument is reported, in order, as LLVM does.
+func TestAllErrors(t *testing.T) {
+	r, err := testSet().Parse([]string{"a", "--archive=x", "--foo", "-o"})
+	assert.EqualError(t, err, "tool: for the --archive option: 'x' is invalid value for boolean argument! Try 0 or 1\n"+
+		"tool: Unknown command line argument '--foo'.  Try: '/bin/tool --help'\ntool: Did you mean '-o'?\n"+
+		"tool: for the -o option: requires a value!")
+	assert.Equal(t, []string{"a"}, r.Positional)
+	s := testSet()
+	s.NoPositional = true
+	r, err = s.Parse([]string{"-foo", "x", "-o", "v", "--", "-y"})
+	assert.EqualError(t, err, "tool: Unknown command line argument '-foo'.  Try: '/bin/tool --help'\ntool: Did you mean '-o'?\n"+
+		"tool: Unknown command line argument 'x'.  Try: '/bin/tool --help'\n"+
+		"tool: Unknown command line argument '-y'.  Try: '/bin/tool --help'")
+	assert.Equal(t, "v", r.Last("o"))
+}
+
 // FuzzParse: any argument list parses or fails with a message; never panics.
 func FuzzParse(f *testing.F) {
 	f.Add("-o x --image=file=a,triple=b in")
@@ -52,8 +68,8 @@ func FuzzParse(f *testing.F) {
 	f.Add("- -= --= ---o=1 -o")
 	f.Fuzz(func(t *testing.T, line string) {
 		r, err := testSet().Parse(strings.Fields(line))
+		require.NotNil(t, r, "what parsed is returned even with errors")
 		if err != nil {
-			assert.Nil(t, r)
 			var ce *Error
 			assert.ErrorAs(t, err, &ce)
 			assert.NotEmpty(t, ce.Text)

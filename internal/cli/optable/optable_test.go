@@ -4,9 +4,12 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -114,37 +117,133 @@ func TestNewRejectsBadTables(t *testing.T) {
 
 func TestTokenizeGNU(t *testing.T) {
 	tests := map[string][]string{
-		`a b  c`:                  {"a", "b", "c"},
-		`"sp ace" a\ b 'c d'`:     {"sp ace", "a b", "c d"},
-		`x"y z"w`:                 {"xy zw"},
-		`"" ''`:                   {"", ""},
-		`'a\b' "a\"b"`:            {`a\b`, `a"b`},
-		"\xef\xbb\xbf-o\nout\r\n": {"-o", "out"},
-		``:                        nil,
+		`a b  c`:              {"a", "b", "c"},
+		`"sp ace" a\ b 'c d'`: {"sp ace", "a b", "c d"},
+		`x"y z"w`:             {"xy zw"},
+		`"" '' a""b`:          {"ab"},        // empty tokens are dropped
+		`'a\b' "a\"b"`:        {"ab", `a"b`}, // backslash escapes in both quotes
+		`'a\'b'`:              {"a'b"},
+		"-o\nout\r\n":         {"-o", "out"},
+		"a\vb\fc":             {"a\vb\fc"}, // only space, tab, CR, LF separate
+		`a\`:                  {`a\`},      // a final backslash is kept
+		`'a\`:                 {`a\`},
+		`"unterminated x`:     {"unterminated x"},
+		"\\\n":                {"\n"},
+		``:                    nil,
 	}
 	for in, want := range tests {
 		assert.Equal(t, want, TokenizeGNU(in), "%q", in)
 	}
 }
 
-func TestExpandResponseFiles(t *testing.T) {
-	dir := t.TempDir()
-	r1 := filepath.Join(dir, "r1")
-	r2 := filepath.Join(dir, "r2")
-	loop := filepath.Join(dir, "loop")
-	require.NoError(t, os.WriteFile(r1, []byte(`-o "sp ace" @`+r2+"\n"), 0o644))
-	require.NoError(t, os.WriteFile(r2, []byte("--hash-style=gnu\n"), 0o644))
-	require.NoError(t, os.WriteFile(loop, []byte("@"+loop), 0o644))
+// memFS is a ResponseFS over a map of cleaned paths; "<dir>" marks a
+// directory.
+type memFS map[string]string
 
-	got, err := ExpandResponseFiles([]string{"a", "@" + r1, "@missing", "@"}, os.ReadFile)
+func (m memFS) Getwd() (string, error) { return "/w", nil }
+func (m memFS) Stat(name string) (fs.FileInfo, error) {
+	if _, ok := m[path.Clean(name)]; ok {
+		return memInfo(path.Clean(name)), nil
+	}
+	return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+}
+func (m memFS) ReadFile(name string) ([]byte, error) {
+	if m[path.Clean(name)] == "<dir>" {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("is a directory")}
+	}
+	return []byte(m[path.Clean(name)]), nil
+}
+
+type memInfo string
+
+func (i memInfo) Name() string       { return string(i) }
+func (i memInfo) Size() int64        { return 0 }
+func (i memInfo) Mode() fs.FileMode  { return 0 }
+func (i memInfo) ModTime() time.Time { return time.Time{} }
+func (i memInfo) IsDir() bool        { return false }
+func (i memInfo) Sys() any           { return nil }
+
+func TestExpandResponseFilesMem(t *testing.T) {
+	m := memFS{
+		"/w/r1":      `-o "sp ace" @r2 @missing`,
+		"/w/r2":      "--hash-style=gnu\n",
+		"/w/sub/r3":  "@r2", // relative to the current directory, not sub/
+		"/w/sub":     "<dir>",
+		"/w/loop":    "x @./loop",
+		"/w/utf16":   "\xff\xfe-\x00o\x00 \x00a\x00",
+		"/w/utf16be": "\xfe\xff\x00-\x00o",
+		"/w/bad16":   "\xff\xfe\x00\xd8",
+		"/w/bom8":    "\xef\xbb\xbf-v",
+	}
+	got, err := ExpandResponseFiles([]string{"a", "@r1", "@sub/r3", "@/abs/missing", "@utf16", "@utf16be", "@bom8"}, m)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"a", "-o", "sp ace", "--hash-style=gnu", "@missing", "@"}, got)
+	assert.Equal(t, []string{"a", "-o", "sp ace", "--hash-style=gnu", "@missing", "--hash-style=gnu", "@/abs/missing", "-o", "a", "-o", "-v"}, got)
 
-	_, err = ExpandResponseFiles([]string{"@" + loop}, os.ReadFile)
-	assert.ErrorContains(t, err, "recursive expansion")
+	for arg, msg := range map[string]string{
+		"@loop":  "recursive expansion of: '/w/loop'",
+		"@sub/":  "cannot not open file '/w/sub/': Is a directory",
+		"@bad16": "Could not convert UTF16 to UTF8",
+	} {
+		_, err = ExpandResponseFiles([]string{arg}, m)
+		assert.EqualError(t, err, msg, arg)
+	}
+}
 
-	_, err = ExpandResponseFiles([]string{"@x"}, func(string) ([]byte, error) { return nil, fs.ErrPermission })
-	assert.True(t, errors.Is(err, fs.ErrPermission))
+func TestExpandResponseFilesOS(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	require.NoError(t, os.WriteFile("loop", []byte("@lnk"), 0o644))
+	require.NoError(t, os.Symlink("loop", "lnk"))
+	require.NoError(t, os.WriteFile("r", []byte("-x"), 0o644))
+	_, err := ExpandResponseFiles([]string{"@loop"}, osFS{})
+	assert.EqualError(t, err, "recursive expansion of: '"+dir+"/loop'", "the same file under another name")
+	_, err = ExpandResponseFiles([]string{"@r/x"}, osFS{})
+	assert.EqualError(t, err, "cannot not open file '"+dir+"/r/x': Not a directory")
+	_, err = ExpandResponseFiles([]string{"@"}, osFS{})
+	assert.EqualError(t, err, "cannot not open file '"+dir+"': Is a directory")
+
+	// A chain deeper than the limit, and a fan-out past the argument cap.
+	for i := 0; i <= maxRspDepth; i++ {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "d"+strconv.Itoa(i)), []byte("@d"+strconv.Itoa(i+1)), 0o644))
+	}
+	_, err = ExpandResponseFiles([]string{"@d0"}, osFS{})
+	assert.ErrorContains(t, err, "nested more than 64 deep")
+	require.NoError(t, os.WriteFile("f0", []byte(strings.Repeat("x ", 4096)), 0o644))
+	for i := 1; i < 3; i++ {
+		require.NoError(t, os.WriteFile("f"+strconv.Itoa(i), []byte(strings.Repeat("@f"+strconv.Itoa(i-1)+" ", 1024)), 0o644))
+	}
+	_, err = ExpandResponseFiles([]string{"@f2"}, osFS{})
+	assert.ErrorContains(t, err, "more than 4194304 arguments")
+}
+
+type osFS struct{}
+
+func (osFS) Getwd() (string, error)                { return os.Getwd() }
+func (osFS) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
+func (osFS) ReadFile(name string) ([]byte, error)  { return os.ReadFile(name) }
+
+func FuzzTokenizeGNU(f *testing.F) {
+	for _, s := range []string{`a "b c" 'd\'e' f\ g \`, "\"x", "'", "a\tb\r\nc"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		toks := TokenizeGNU(s)
+		// Quoting every token back and re-tokenizing gives the same tokens.
+		var b strings.Builder
+		for _, tok := range toks {
+			b.WriteByte('"')
+			for i := 0; i < len(tok); i++ {
+				if tok[i] == '"' || tok[i] == '\\' {
+					b.WriteByte('\\')
+				}
+				b.WriteByte(tok[i])
+			}
+			b.WriteString("\" ")
+		}
+		if again := TokenizeGNU(b.String()); strings.Join(again, "\x00") != strings.Join(toks, "\x00") || len(again) != len(toks) {
+			t.Fatalf("%q -> %q -> %q", s, toks, again)
+		}
+	})
 }
 
 func FuzzParse(f *testing.F) {
@@ -185,4 +284,31 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("render not stable: %q -> %q", r1, r2)
 		}
 	})
+}
+
+// FuzzExpandResponseFiles: two response files naming each other in any
+// way expand without panicking, and every "@name" left names no file.
+func FuzzExpandResponseFiles(f *testing.F) {
+	f.Add("x @b '@a'", "y @/w/a")
+	f.Add("@./b", `"@a" @c`)
+	f.Add("\xff\xfe@\x00b\x00", "@a @a @a")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		m := memFS{"/w/a": a, "/w/b": b}
+		out, err := ExpandResponseFiles([]string{"@a", "z"}, m)
+		if err != nil {
+			return
+		}
+		for _, s := range out {
+			if strings.HasPrefix(s, "@") {
+				if _, err := m.Stat((&expander{fsys: m}).mustAbs(s[1:])); err == nil {
+					t.Fatalf("%q left unexpanded in %q", s, out)
+				}
+			}
+		}
+	})
+}
+
+func (x *expander) mustAbs(name string) string {
+	p, _ := x.abs(name)
+	return p
 }

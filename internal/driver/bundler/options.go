@@ -8,10 +8,8 @@ import (
 
 	"github.com/offload-kit/offload-kit/internal/cli/clopt"
 	"github.com/offload-kit/offload-kit/internal/cli/diag"
+	"github.com/offload-kit/offload-kit/internal/version"
 )
-
-// Version is printed by --version.
-const Version = "clang-offload-bundler version 22.1.8 (offload-kit)"
 
 // Options are clang-offload-bundler's command-line options.
 type Options struct {
@@ -122,12 +120,15 @@ clang-offload-bundler options:
 func ParseArgs(argv0 string, args []string) (Options, *clopt.Result, error) {
 	prog := diag.Stem(argv0)
 	set := bundlerOpts(prog, argv0)
+	set.NoPositional = true
 	r, err := set.Parse(args)
 	if err != nil {
+		// LLVM reports every bad argument, then the missing -type.
+		var ce *clopt.Error
+		if errors.As(err, &ce) && !r.Has("type") {
+			ce.Text += fmt.Sprintf("%s: for the --type option: must be specified at least once!\n", prog)
+		}
 		return Options{}, nil, err
-	}
-	if len(r.Positional) > 0 {
-		return Options{}, nil, &clopt.Error{Text: fmt.Sprintf("%s: Unknown command line argument '%s'.  Try: '%s --help'\n", prog, r.Positional[0], argv0)}
 	}
 	o := Options{BundleAlign: 1}
 	// --help and --version act inside LLVM's parser; -h (an ordinary
@@ -182,7 +183,9 @@ func ParseArgs(argv0 string, args []string) (Options, *clopt.Result, error) {
 }
 
 // Main runs the clang-offload-bundler command line. argv0 is the program
-// path as typed; env.Tool should equal it.
+// path as typed; env.Tool should equal it. Response files ("@file") must
+// have been expanded by the caller (cli.ExpandResponseFiles), as every
+// offload-kit command does once for its whole command line.
 func Main(ctx context.Context, env *Env, argv0 string, args []string) error {
 	prog := diag.Stem(argv0)
 	o, r, err := ParseArgs(argv0, args)
@@ -199,7 +202,7 @@ func Main(ctx context.Context, env *Env, argv0 string, args []string) error {
 		return nil
 	}
 	if r != nil && r.Bool("version") {
-		fmt.Fprintln(env.Stdout, Version)
+		fmt.Fprintln(env.Stdout, version.Line(prog))
 		return nil
 	}
 	return Run(ctx, env, o)

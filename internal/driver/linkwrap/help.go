@@ -7,15 +7,15 @@ import (
 	"strings"
 
 	"github.com/offload-kit/offload-kit/internal/cli/optable"
+	"github.com/offload-kit/offload-kit/internal/version"
 )
 
 // Version is the clang-linker-wrapper release this wrapper is compatible with.
 const Version = "22.1.8"
 
-// WriteVersion prints the --version line.
-func WriteVersion(w io.Writer, prog string) {
-	fmt.Fprintf(w, "offload-kit %s version %s (compatible with clang-linker-wrapper %s)\n", prog, Version, Version)
-}
+// WriteVersion prints the --version line (the same format as every
+// offload-kit tool's).
+func WriteVersion(w io.Writer, prog string) { fmt.Fprintln(w, version.Line(prog)) }
 
 // WriteHelp prints --help (or --help-hidden) in LLVM OptTable's layout.
 func WriteHelp(w io.Writer, prog string, hidden bool) {

@@ -7,10 +7,8 @@ import (
 
 	"github.com/offload-kit/offload-kit/internal/cli/clopt"
 	"github.com/offload-kit/offload-kit/internal/cli/diag"
+	"github.com/offload-kit/offload-kit/internal/version"
 )
-
-// Version is printed by --version.
-const Version = "offload-kit 0.1.0 (compatible with LLVM 22.1.8)"
 
 func offloadBinaryOpts(prog, path string) *clopt.Set {
 	return &clopt.Set{Prog: prog, Path: path, Opts: []clopt.Opt{
@@ -66,7 +64,8 @@ OPTIONS:
 // OffloadBinaryMain runs the llvm-offload-binary (or clang-offload-packager)
 // command line with LLVM 22.1.8's exact behaviour. argv0 is the program
 // path as typed; env.Tool should equal it, since LLVM prefixes errors with
-// argv[0] verbatim.
+// argv[0] verbatim. Response files ("@file") must have been expanded by the
+// caller (cli.ExpandResponseFiles).
 func OffloadBinaryMain(env *Env, argv0 string, args []string) error {
 	prog := diag.Stem(argv0)
 	set := offloadBinaryOpts(prog, argv0)
@@ -75,6 +74,9 @@ func OffloadBinaryMain(env *Env, argv0 string, args []string) error {
 		var ce *clopt.Error
 		if errors.As(err, &ce) {
 			fmt.Fprint(env.Stderr, ce.Text)
+			if len(r.Positional) > 1 {
+				fmt.Fprintf(env.Stderr, "%s: Too many positional arguments specified!\nCan specify at most 1 positional arguments: See: %s --help\n", prog, argv0)
+			}
 			return diag.Reported{Code: 1}
 		}
 		return err
@@ -84,7 +86,7 @@ func OffloadBinaryMain(env *Env, argv0 string, args []string) error {
 		return nil
 	}
 	if r.Bool("version") {
-		fmt.Fprintln(env.Stdout, Version)
+		fmt.Fprintln(env.Stdout, version.Line(prog))
 		return nil
 	}
 	if len(r.Positional) > 1 {
@@ -105,4 +107,56 @@ func OffloadBinaryMain(env *Env, argv0 string, args []string) error {
 		return Create(env, output, r.All("image"))
 	}
 	return Extract(env, ExtractOptions{Input: r.Positional[0], Images: r.All("image"), Archive: r.Bool("archive"), LLVMMessages: true})
+}
+
+// CreateOptions are the parsed arguments of offload-packager create.
+type CreateOptions struct {
+	Output  string
+	Images  []string
+	Help    bool // --help (or -help, --help-list, ...)
+	Version bool
+}
+
+// ParseCreate parses offload-packager create's command line: the options
+// of llvm-offload-binary (-o, --image, one or two dashes, as LLVM spells
+// them), but only for packaging. Where llvm-offload-binary would extract
+// (an input file), print its usage (no -o) or write an empty package (no
+// --image), create fails with one line that says why. Errors are
+// *diag.FlagError.
+func ParseCreate(prog string, args []string) (CreateOptions, error) {
+	set := offloadBinaryOpts(prog, prog+" create")
+	r, err := set.Parse(args)
+	if err != nil {
+		var ce *clopt.Error
+		if errors.As(err, &ce) {
+			// LLVM's one or two lines ("<prog>: Unknown ...", "<prog>:
+			// Did you mean ...?") as one line.
+			lines := strings.Split(strings.TrimRight(ce.Text, "\n"), "\n")
+			for i, l := range lines {
+				lines[i] = strings.TrimPrefix(l, prog+": ")
+			}
+			err = errors.New(strings.Join(lines, " "))
+		}
+		return CreateOptions{}, &diag.FlagError{Err: fmt.Errorf("create: %w", err)}
+	}
+	o := CreateOptions{Output: r.Last("o"), Images: r.All("image")}
+	o.Help = r.Bool("help") || r.Bool("help-hidden") || r.Bool("help-list") || r.Bool("help-list-hidden")
+	o.Version = r.Bool("version")
+	if o.Help || o.Version {
+		return o, nil
+	}
+	usage := func(format string, a ...any) (CreateOptions, error) {
+		return CreateOptions{}, &diag.FlagError{Err: fmt.Errorf("create: "+format, a...)}
+	}
+	switch {
+	case len(r.Positional) > 0:
+		return usage("unexpected input file '%s': create only packages (-o OUTPUT --image=file=F,triple=T,...); to extract, use '%s extract %s'", r.Positional[0], prog, r.Positional[0])
+	case r.Bool("archive"):
+		return usage("--archive applies to extraction ('%s extract --archive')", prog)
+	case !r.Has("o"):
+		return usage("-o OUTPUT is required")
+	case len(o.Images) == 0:
+		return usage("no --image=file=F,triple=T,... given: nothing to package")
+	}
+	return o, nil
 }
