@@ -54,6 +54,6 @@
 // OffloadBinaries or bundles.
 //
 // References: the ELF gABI and LLVM's BinaryFormat/ELF.h, the PE/COFF
-// specification, /work/shared/spec/offload-binary.md §10 and
-// /work/shared/spec/bundle.md §4.
+// specification, docs/formats/offload-binary.md §10 and
+// docs/formats/bundle.md §4.
 package elfembed

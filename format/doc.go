@@ -3,6 +3,6 @@
 // codec returns. It imports nothing but the standard library and
 // internal/binio, so every codec package can depend on it.
 //
-// Specs: ../shared/spec/offload-binary.md §2 (enumerations), bundle.md,
-// hcf.md.
+// Formats: docs/formats/offload-binary.md §2 (enumerations),
+// docs/formats/bundle.md, docs/formats/hcf.md.
 package format

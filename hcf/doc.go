@@ -20,5 +20,5 @@
 // each node's key-value pairs in order, then its subnodes, no indentation,
 // and the marker directly after the last header line.
 //
-// Spec: shared/spec/hcf.md.
+// Format: docs/formats/hcf.md.
 package hcf

@@ -12,6 +12,6 @@
 // of the entities its closure keeps, so splitting a module into N parts
 // costs O(module + sum of part sizes), not O(N × module).
 //
-// Reference: /work/shared/spec/sycl.md (§2 intel splitting, §3 upstream,
+// Reference: docs/formats/sycl.md (§2 intel splitting, §3 upstream,
 // §5 aspects, §7 property sets, §8 .table/.sym).
 package split

@@ -19,5 +19,5 @@
 // ObjectSymbols is the default (ELF and COFF only).
 //
 // Reference: llvm/lib/Object/Archive.cpp, llvm/lib/Object/ArchiveWriter.cpp;
-// /work/shared/spec/offload-binary.md §6.2 and §8.3.
+// docs/formats/offload-binary.md §6.2 and §8.3.
 package ar

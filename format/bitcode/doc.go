@@ -6,8 +6,8 @@
 //	@llvm.embedded.object[.N] = private constant [n x i8] c"...", section ".llvm.offloading"
 //	!llvm.embedded.objects = !{ !{ptr @llvm.embedded.object, !".llvm.offloading"}, ... }
 //
-// EmbeddedObjects follows LLVM's extractOffloadBinaries (spec
-// ../../shared/spec/offload-binary.md §6.2 and §10.2): it reads the named
+// EmbeddedObjects follows LLVM's extractOffloadBinaries
+// (docs/formats/offload-binary.md §6.2 and §10.2): it reads the named
 // metadata !llvm.embedded.objects, keeps the operands whose second element
 // is the MDString ".llvm.offloading" and whose first element is a global
 // variable, and returns each such global's initializer bytes, in metadata

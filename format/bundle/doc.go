@@ -1,5 +1,5 @@
 // Package bundle reads and writes clang-offload-bundler containers as
-// LLVM 22.1.8 produces them (see /work/shared/spec/bundle.md and
+// LLVM 22.1.8 produces them (see docs/formats/bundle.md and
 // docs/bundle.md):
 //
 //   - binary bundles ("__CLANG_OFFLOAD_BUNDLE__" header, entry table, data

@@ -2,7 +2,7 @@
 // payload of .llvm.offloading sections (magic 10 FF 10 AD).
 //
 // The compatibility target is LLVM 22.1.8; the reference is
-// /work/shared/spec/offload-binary.md (§2–§8). Facts were taken from
+// docs/formats/offload-binary.md (§2–§8). Facts were taken from
 // llvm/include/llvm/Object/OffloadBinary.h, llvm/lib/Object/OffloadBinary.cpp,
 // llvm/lib/MC/StringTableBuilder.cpp, llvm/include/llvm/ADT/Hashing.h,
 // llvm/include/llvm/ADT/DenseMap.h and
@@ -98,6 +98,6 @@
 // and no allocation is sized from an unchecked field.
 //
 // Import note: this package imports github.com/klauspost/compress/zstd for
-// v3 bodies (STYLE.md §2.1 reserves klauspost for format/bundle; the lead's
-// brief for this package asks for it).
+// v3 bodies (internal/depcheck allows klauspost only here, in
+// format/bundle and in internal/zstdpipe; docs/architecture.md).
 package offload

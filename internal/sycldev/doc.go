@@ -12,6 +12,6 @@
 // processes (llvm-link, llvm-dis, llvm-nm, llvm-as, llc, spirv-val, ocloc,
 // opencl-aot) run only through Env.Runner.
 //
-// Reference: /work/shared/spec/sycl.md §10 (clang-sycl-linker 22.1.8) and
+// Reference: docs/formats/sycl.md §10 (clang-sycl-linker 22.1.8) and
 // §2 (intel sycl-post-link); docs/sycl-linker.md.
 package sycldev

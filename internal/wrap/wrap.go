@@ -6,7 +6,8 @@
 //
 // The objects are emitted directly as machine code templates plus
 // relocations (see docs/wrapper-objects.md); no LLVM is involved. The
-// layouts follow /work/shared/spec/linker-wrapper.md §9 (LLVM 22.1.8).
+// layouts follow docs/formats/linker-wrapper.md §9 (LLVM 22.1.8); "spec
+// §N" in this package cites that page, "sycl.md §N" docs/formats/sycl.md.
 package wrap
 
 import (

@@ -4,7 +4,7 @@
 // also runs in-process. This package maps clang-sycl-linker's command line
 // to sycldev.Options and prints --help.
 //
-// Reference: /work/shared/spec/sycl.md §10 (clang-sycl-linker 22.1.8) and
+// Reference: docs/formats/sycl.md §10 (clang-sycl-linker 22.1.8) and
 // §2 (intel sycl-post-link); docs/sycl-linker.md.
 package sycllink
 
