@@ -294,6 +294,8 @@ func cases() []benchCase {
 		target: fixed(target{maxWallRatio: 0.1, text: "no device link, ≥ 10× faster device phase"}),
 		method: "the \"wall\" columns are the device phase: the wrapper's own `Handle all device input` event in `--wrapper-time-trace` (LLVM's wrapper emits the same events). Cold: an empty `--cache-dir` before each run, linking a.o b.o. Warm: the cache that link filled, relinking a.o b2.o (b.c after a host-only edit, same file name, so the same device image). Every warm trace must have no `Clang` event (device link); every cold one must have one. The host linker is `/bin/true`.",
 	})
+	// Issue 12: a real third-party fat library (rocsparse.go).
+	cs = append(cs, rocsparseCases()...)
 	return cs
 }
 
