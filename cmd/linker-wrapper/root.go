@@ -67,23 +67,19 @@ func newRootCmd(runF runFunc) *cobra.Command {
 				linkwrap.WriteVersion(cmd.OutOrStdout(), prog)
 				return nil
 			}
-			exeDir := ""
-			if exe, err := os.Executable(); err == nil {
-				if r, err := filepath.EvalSymlinks(exe); err == nil {
-					exe = r
-				}
-				exeDir = filepath.Dir(exe)
-			}
+			parent, ppid := cli.Parent()
 			env := linkwrap.Env{
-				Stdout: cmd.OutOrStdout(),
-				Stderr: cmd.ErrOrStderr(),
-				Getenv: os.Getenv,
-				ExeDir: exeDir,
-				// Debian's LLVM 22 keeps the unversioned clang here.
-				FallbackDirs: []string{"/usr/lib/llvm-22/bin"},
-				NumCPU:       runtime.NumCPU(),
-				Now:          time.Now,
-				Prog:         prog,
+				Stdout:    cmd.OutOrStdout(),
+				Stderr:    cmd.ErrOrStderr(),
+				Getenv:    os.Getenv,
+				ExeDir:    cli.ExeDir(),
+				Parent:    parent,
+				ParentPID: ppid,
+				Layouts:   run.DefaultLayouts(),
+				CUDADirs:  []string{"/usr/local/cuda/bin"},
+				NumCPU:    runtime.NumCPU(),
+				Now:       time.Now,
+				Prog:      prog,
 			}
 			if err := runF(cmd.Context(), opts, env); err != nil {
 				return explain(cmd.ErrOrStderr(), prog, err)
@@ -156,9 +152,14 @@ func explain(w io.Writer, prog string, err error) error {
 		cli.PrintError(w, prog, err)
 		fmt.Fprintf(w, "%s: note: the failing command was:\n%s\n", prog, run.FormatCommand(re.Args))
 		fmt.Fprintf(w, "%s: note: its output is above; rerun with --save-temps to keep the intermediate files it read, or --wrapper-verbose to print every command\n", prog)
-	case errors.As(err, &te) && te.Tool == "clang":
+	case errors.As(err, &te):
 		cli.PrintError(w, prog, err)
-		fmt.Fprintf(w, "%s: note: searched --clang-path, $OFFLOAD_KIT_CLANG, the wrapper's directory and PATH\n", prog)
+		if len(te.Searched) > 0 {
+			fmt.Fprintf(w, "%s: note: searched %s\n", prog, strings.Join(te.Searched, ", "))
+		}
+		for _, s := range te.Skipped {
+			fmt.Fprintf(w, "%s: note: skipped %s\n", prog, s)
+		}
 	default:
 		if strings.ContainsFunc(err.Error(), func(r rune) bool { return r < ' ' || r == 0x7f }) {
 			return &oneLineError{err}

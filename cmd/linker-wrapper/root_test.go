@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,11 +104,42 @@ func TestChildFailureDiagnostics(t *testing.T) {
 
 func TestMissingToolDiagnostics(t *testing.T) {
 	cmd := newRootCmd(func(context.Context, *linkwrap.Options, linkwrap.Env) error {
-		return &linkwrap.ToolError{Tool: "clang", Hint: "install clang-22"}
+		return &linkwrap.ToolError{Tool: "clang", Hint: "install clang-22", Searched: []string{"/usr/lib/llvm-22/bin", "PATH"},
+			Skipped: []string{"/usr/bin/clang (PATH): part of LLVM 14, not 22"}}
 	})
 	var stdout, stderr bytes.Buffer
 	assert.Equal(t, 1, execute(cmd, []string{"linker-wrapper"}, &stdout, &stderr))
-	assert.Contains(t, stderr.String(), "linker-wrapper: error: unable to find 'clang' in PATH; install clang-22")
+	assert.Equal(t, "linker-wrapper: error: unable to find a usable 'clang'; install clang-22\n"+
+		"linker-wrapper: note: searched /usr/lib/llvm-22/bin, PATH\n"+
+		"linker-wrapper: note: skipped /usr/bin/clang (PATH): part of LLVM 14, not 22\n", stderr.String())
+}
+
+// TestToolLookupEnvironment: the driver receives the parent process, the
+// LLVM installation layouts and the CUDA directory, and reads the tool
+// variables through Getenv.
+func TestToolLookupEnvironment(t *testing.T) {
+	t.Setenv("OFFLOAD_KIT_LLVM_DIR", "/env/llvm")
+	var env linkwrap.Env
+	var opts *linkwrap.Options
+	cmd := newRootCmd(func(_ context.Context, o *linkwrap.Options, e linkwrap.Env) error {
+		opts, env = o, e
+		return nil
+	})
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, execute(cmd, []string{"linker-wrapper", "--linker-path=/usr/bin/ld", "--llvm-dir=/flag/llvm",
+		"--tool-path=ptxas=/opt/cuda/bin/ptxas", "--tool-path=ld.lld=/x/ld.lld"}, &stdout, &stderr), stderr.String())
+	assert.Equal(t, "/flag/llvm", opts.LLVMDir)
+	assert.Equal(t, map[string]string{"ptxas": "/opt/cuda/bin/ptxas", "ld.lld": "/x/ld.lld"}, opts.ToolPaths)
+	assert.Equal(t, "/env/llvm", env.Getenv("OFFLOAD_KIT_LLVM_DIR"))
+	assert.Equal(t, os.Getppid(), env.ParentPID)
+	self, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", os.Getppid()))
+	require.NoError(t, err)
+	assert.Equal(t, self, env.Parent, "the process that started this one")
+	assert.Contains(t, env.Layouts, "/usr/lib/llvm-%d/bin")
+	assert.Equal(t, []string{"/usr/local/cuda/bin"}, env.CUDADirs)
+
+	_, err = linkwrap.ParseArgs([]string{"--tool-path=ptxas"})
+	assert.ErrorContains(t, err, "--tool-path=ptxas: expected <program>=<path>")
 }
 
 func TestCacheFlagsAndEnvironment(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,19 +17,36 @@ import (
 
 const tool = "sycl-linker"
 
-// defaultToolDirs are searched for LLVM tools before PATH: the directory of
-// this executable, then the LLVM 22 installation of Debian/Ubuntu packages.
-func defaultToolDirs() []string {
-	var dirs []string
-	if exe, err := os.Executable(); err == nil {
-		dirs = append(dirs, filepath.Dir(exe))
+// toolchain chooses the programs sycl-linker runs (docs/sycl-linker.md):
+// $OFFLOAD_KIT_<NAME> (OFFLOAD_KIT_LLVM_LINK, ...), $OFFLOAD_KIT_LLVM_DIR,
+// the clang that runs this link (clang --sycl-link runs clang-sycl-linker
+// as its child), this executable's directory, the LLVM 22 installation,
+// then PATH; all but the explicit ones must be of LLVM 22 (run.Toolchain).
+func toolchain(path string, getenv func(string) string) *run.Toolchain {
+	parent, ppid := cli.Parent()
+	t := &run.Toolchain{
+		Override: func(name string) (string, string) {
+			if k := run.ToolEnv(name); getenv(k) != "" {
+				return getenv(k), "$" + k
+			}
+			return "", ""
+		},
+		Parent:    parent,
+		ParentWhy: fmt.Sprintf("the clang that invoked this link (pid %d)", ppid),
+		ExeDir:    cli.ExeDir(),
+		Layouts:   run.DefaultLayouts(),
+		PathList:  path,
+		Runner:    run.Exec{},
 	}
-	return append(dirs, "/usr/lib/llvm-22/bin")
+	if d := getenv("OFFLOAD_KIT_LLVM_DIR"); d != "" {
+		t.LLVMDir, t.LLVMDirWhy = d, "$OFFLOAD_KIT_LLVM_DIR="+d
+	}
+	return t
 }
 
 // runMain is main without os.Exit, so tests can call it.
 func runMain(args []string, path string, stdout, stderr io.Writer) int {
-	env := &sycllink.Env{Stdout: stdout, Stderr: stderr, Runner: run.Exec{}, ToolDirs: defaultToolDirs(), PathList: path}
+	env := &sycllink.Env{Stdout: stdout, Stderr: stderr, Runner: run.Exec{}, Tools: toolchain(path, os.Getenv)}
 	root := newRootCmd(env, nil)
 	root.SetOut(stdout)
 	return cli.Main(root, tool, args, stderr)
@@ -72,6 +88,14 @@ for the option list; see docs/sycl-linker.md.`,
 			}
 			if rf != nil {
 				return rf(o)
+			}
+			if env.Tools != nil && (o.Verbose || o.DryRun) {
+				env.Tools.Notify = func(c run.Choice) {
+					for _, s := range c.Skipped {
+						fmt.Fprintf(env.Stderr, "%s: note: %s: skipped %s\n", tool, c.Name, s)
+					}
+					fmt.Fprintf(env.Stderr, "%s: note: %s: using %s (%s)\n", tool, c.Name, c.Path, c.Why)
+				}
 			}
 			if o.Verbose || os.Getenv("OFFLOAD_KIT_VERBOSE") == "1" {
 				env.Phases = phase.New(time.Now)

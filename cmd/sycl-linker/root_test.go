@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -71,4 +74,29 @@ func asFlag(err error, fe **cli.FlagError) bool {
 	f, ok := err.(*cli.FlagError)
 	*fe = f
 	return ok
+}
+
+// TestToolchain: LLVM programs come from $OFFLOAD_KIT_<PROGRAM>, then
+// $OFFLOAD_KIT_LLVM_DIR, then (the test's parent is no clang) the LLVM 22
+// installation, never from a broken llvm-link first in PATH.
+func TestToolchain(t *testing.T) {
+	broken := t.TempDir()
+	if err := os.WriteFile(filepath.Join(broken, "llvm-link"), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	for _, tc := range []struct{ set, value, want, why string }{
+		{"", "", "/usr/lib/llvm-22/bin/llvm-link", "the LLVM 22 installation (/usr/lib/llvm-22/bin)"},
+		{"OFFLOAD_KIT_LLVM_DIR", broken, filepath.Join(broken, "llvm-link"), "$OFFLOAD_KIT_LLVM_DIR=" + broken},
+		{"OFFLOAD_KIT_LLVM_LINK", "/x/llvm-link", "/x/llvm-link", "$OFFLOAD_KIT_LLVM_LINK"},
+	} {
+		if tc.set != "" {
+			env[tc.set] = tc.value
+		}
+		c, err := toolchain(broken+":/usr/bin", getenv).Find(context.Background(), "llvm-link")
+		if err != nil || c.Path != tc.want || c.Why != tc.why {
+			t.Errorf("%s: got %+v, %v; want %s (%s)", tc.set, c, err, tc.want, tc.why)
+		}
+	}
 }

@@ -28,7 +28,10 @@ type Env struct {
 	// Runner runs the LLVM tools (llvm-link, llvm-dis, llvm-as, llc,
 	// spirv-val) and the AOT compilers (ocloc, opencl-aot).
 	Runner run.Runner
-	// ToolDirs are searched for tools before the PATH-style PathList.
+	// Tools, when set, chooses the programs (the LLVM ones from the link's
+	// LLVM installation, run.Toolchain); otherwise ToolDirs are searched
+	// before the PATH-style PathList.
+	Tools    *run.Toolchain
 	ToolDirs []string
 	PathList string
 	// TempRoot is the parent of the private temporary directory.
@@ -166,7 +169,14 @@ func start(ctx context.Context, o *Options, env *Env, finish func(*driver, []*pa
 	return d.run(ctx, finish)
 }
 
-func (d *driver) tool(name string) (string, error) {
+func (d *driver) tool(ctx context.Context, name string) (string, error) {
+	if d.env.Tools != nil {
+		c, err := d.env.Tools.Find(ctx, name)
+		if err != nil {
+			return "", fileErr(name, "%v", err)
+		}
+		return c.Path, nil
+	}
 	if p, ok := run.FindProgram(name, d.env.ToolDirs, d.env.PathList); ok {
 		return p, nil
 	}
@@ -178,7 +188,7 @@ func (d *driver) tool(name string) (string, error) {
 }
 
 func (d *driver) exec(ctx context.Context, r run.Runner, stdout io.Writer, name string, args ...string) error {
-	p, err := d.tool(name)
+	p, err := d.tool(ctx, name)
 	if err != nil {
 		if r != d.aot || !d.o.DryRun {
 			return err

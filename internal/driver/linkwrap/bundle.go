@@ -76,7 +76,7 @@ func (d *driver) bundle(ctx context.Context, images []linkedImage) ([]*bundled, 
 
 // cudaFatbin runs NVIDIA's fatbinary as the reference does.
 func (d *driver) cudaFatbin(ctx context.Context, imgs []linkedImage) (string, []byte, error) {
-	tool, err := d.findCUDATool("fatbinary")
+	tool, err := d.findCUDATool(ctx, "fatbinary")
 	if err != nil {
 		return "", nil, err
 	}
@@ -100,21 +100,6 @@ func (d *driver) cudaFatbin(ctx context.Context, imgs []linkedImage) (string, []
 	}
 	data, err := os.ReadFile(out)
 	return out, data, err
-}
-
-// findCUDATool looks in --cuda-path/bin, then PATH.
-func (d *driver) findCUDATool(name string) (string, error) {
-	var dirs []string
-	if d.opt.CudaPath != "" {
-		dirs = append(dirs, filepath.Join(d.opt.CudaPath, "bin"))
-	}
-	if p, ok := run.FindProgram(name, dirs, d.getenv("PATH")); ok {
-		return p, nil
-	}
-	if d.opt.DryRun {
-		return name, nil
-	}
-	return "", &ToolError{Tool: name, Hint: "it is part of the NVIDIA CUDA toolkit: install it and pass --cuda-path=<dir> (clang's --cuda-path) or put its bin directory in PATH"}
 }
 
 func is64Bit(triple string) bool {

@@ -1,6 +1,7 @@
 package linkwrap
 
 import (
+	"context"
 	"encoding/binary"
 	"path/filepath"
 	"strings"
@@ -42,14 +43,13 @@ func nativeCUDA(g *group) bool {
 
 // cudaJob links an nvptx group without clang: each PTX input is
 // assembled to a relocatable cubin with "ptxas -c", then all cubins are
-// linked with nvlink into the image. Both tools come from --cuda-path/bin,
-// then PATH.
-func (d *driver) cudaJob(g *group, img string) (*linkJob, error) {
-	ptxas, err := d.findCUDATool("ptxas")
+// linked with nvlink into the image. Both tools are found by findCUDATool.
+func (d *driver) cudaJob(ctx context.Context, g *group, img string) (*linkJob, error) {
+	ptxas, err := d.findCUDATool(ctx, "ptxas")
 	if err != nil {
 		return nil, err
 	}
-	nvlink, err := d.findCUDATool("nvlink")
+	nvlink, err := d.findCUDATool(ctx, "nvlink")
 	if err != nil {
 		return nil, err
 	}

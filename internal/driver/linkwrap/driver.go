@@ -36,13 +36,23 @@ type Env struct {
 	// Work hands out temporary names; nil means one is made from Options
 	// (saved temporaries go to the output's directory).
 	Work *workdir.Dir
-	// Getenv reads the environment (PATH, MAKEFLAGS, OFFLOAD_KIT_CLANG);
-	// nil means an empty environment.
+	// Getenv reads the environment (PATH, MAKEFLAGS, CUDA_PATH,
+	// OFFLOAD_KIT_CLANG, OFFLOAD_KIT_LLVM_DIR, ...); nil means an empty
+	// environment.
 	Getenv func(string) string
-	// ExeDir is the directory of the running wrapper, searched first for clang.
+	// ExeDir is the directory of the running wrapper (tools.go).
 	ExeDir string
-	// FallbackDirs are searched for clang after PATH (e.g. /usr/lib/llvm-22/bin).
-	FallbackDirs []string
+	// Parent is the executable of the process that started the wrapper
+	// (from /proc/<ppid>/exe) and ParentPID its process id: when it is a
+	// clang driver, it is the clang running this link (tools.go).
+	Parent    string
+	ParentPID int
+	// Layouts are fmt patterns of versioned LLVM bin directories
+	// (run.DefaultLayouts: /usr/lib/llvm-%d/bin, ...).
+	Layouts []string
+	// CUDADirs are searched for ptxas, nvlink and fatbinary after
+	// --cuda-path and $CUDA_PATH, before PATH (/usr/local/cuda/bin).
+	CUDADirs []string
 	// NumCPU is the default device-link parallelism.
 	NumCPU int
 	// Now is the clock for --wrapper-time-trace; nil disables timing.
@@ -55,10 +65,13 @@ type Env struct {
 type ToolError struct {
 	Tool string
 	Hint string
+	// Searched lists the places looked at; Skipped the candidates found
+	// but rejected (wrong LLVM release), each with the reason.
+	Searched, Skipped []string
 }
 
 func (e *ToolError) Error() string {
-	return fmt.Sprintf("unable to find '%s' in PATH; %s", e.Tool, e.Hint)
+	return fmt.Sprintf("unable to find a usable '%s'; %s", e.Tool, e.Hint)
 }
 
 type driver struct {
@@ -76,6 +89,10 @@ type driver struct {
 	keyMemo keyMemo // cache-key file hashes (cachekey.go)
 	sum     *summary
 	inflate int64 // bytes of compressed images left to inflate
+
+	toolsOnce  sync.Once
+	tools      *run.Toolchain // tools.go
+	inputMajor int            // LLVM release that produced the inputs (0: unknown)
 }
 
 func (d *driver) getenv(k string) string {
@@ -203,6 +220,7 @@ func (d *driver) deviceImages(ctx context.Context) ([]linkedImage, error) {
 	}
 	defer sr.close()
 	gs := d.groupInputs(sr)
+	d.inputMajor = inputsLLVMMajor(sr)
 	endExtract()
 	if len(gs.order) == 0 {
 		return nil, nil
@@ -470,9 +488,9 @@ func (d *driver) linkGroup(ctx context.Context, g *group) ([]linkedImage, error)
 	}
 	var job *linkJob
 	if nativeCUDA(g) {
-		job, err = d.cudaJob(g, img)
+		job, err = d.cudaJob(ctx, g, img)
 	} else {
-		job, err = d.deviceJob(g, seen[format.OfkSYCL], img)
+		job, err = d.deviceJob(ctx, g, seen[format.OfkSYCL], img)
 	}
 	if err != nil {
 		return nil, err
@@ -495,43 +513,17 @@ func (d *driver) linkGroup(ctx context.Context, g *group) ([]linkedImage, error)
 }
 
 // clangJob is a device link through clang (spec §4.1).
-func (d *driver) clangJob(g *group, sycl bool, img string) (*linkJob, error) {
+func (d *driver) clangJob(ctx context.Context, g *group, sycl bool, img string) (*linkJob, error) {
 	var inputs []string
 	for _, in := range g.inputs {
 		inputs = append(inputs, in.path)
 	}
-	clang, err := d.findClang()
+	clang, err := d.findClang(ctx)
 	if err != nil {
 		return nil, err
 	}
 	args := d.deviceArgs(clang, g.key, sycl, img, inputs)
 	return &linkJob{g: g, img: img, steps: [][]string{args}, trace: "Clang", libs: !isGPU(g.key.triple)}, nil
-}
-
-// findClang locates the device compiler driver.
-func (d *driver) findClang() (string, error) {
-	if d.opt.ClangPath != "" {
-		return d.opt.ClangPath, nil
-	}
-	if p := d.getenv("OFFLOAD_KIT_CLANG"); p != "" {
-		return p, nil
-	}
-	var dirs []string
-	if d.env.ExeDir != "" {
-		dirs = append(dirs, d.env.ExeDir)
-	}
-	for _, name := range []string{"clang", "clang-22"} {
-		if p, ok := run.FindProgram(name, dirs, d.getenv("PATH")); ok {
-			return p, nil
-		}
-	}
-	if p, ok := run.FindProgram("clang", d.env.FallbackDirs, ""); ok {
-		return p, nil
-	}
-	if d.opt.DryRun {
-		return "clang", nil
-	}
-	return "", &ToolError{Tool: "clang", Hint: "device linking runs clang: install clang 22 (e.g. 'apt-get install clang-22'), or name it with --clang-path=<path> or OFFLOAD_KIT_CLANG=<path>"}
 }
 
 // deviceValues returns --device-linker / --device-compiler values that apply

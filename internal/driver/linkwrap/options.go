@@ -85,7 +85,9 @@ var optionList = []optable.Option{
 	{ID: "wholearchive_flag", Prefixes: slash, Name: "wholearchive", Kind: optable.Joined, Hidden: true},
 
 	// offload-kit extensions.
-	{ID: "clang_path", Prefixes: d2, Name: "clang-path=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<path>", Help: "The clang used for device links (default: $OFFLOAD_KIT_CLANG, clang beside the wrapper, then clang or clang-22 in PATH)"},
+	{ID: "clang_path", Prefixes: d2, Name: "clang-path=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<path>", Help: "The clang used for device links (default: $OFFLOAD_KIT_CLANG, then the clang that runs this link; see docs/linker-wrapper.md)"},
+	{ID: "llvm_dir", Prefixes: d2, Name: "llvm-dir=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<dir>", Help: "Take clang and the other LLVM tools from this bin directory first (default: $OFFLOAD_KIT_LLVM_DIR)"},
+	{ID: "tool_path", Prefixes: d2, Name: "tool-path=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<program>=<path>", Help: "Run <path> for <program> (clang, ptxas, nvlink, fatbinary, llvm-link, ...; default: $OFFLOAD_KIT_<PROGRAM>)"},
 	{ID: "device_archives", Prefixes: d2, Name: "device-archives=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "lazy|llvm22", Help: "How device code is taken from archives: by symbol resolution (lazy, default) or as LLVM 22 does (llvm22)"},
 	{ID: "cache_dir", Prefixes: d2, Name: "cache-dir=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<dir>", Help: "Cache device-link results in <dir> (default: $OFFLOAD_KIT_CACHE_DIR; unset = no cache)"},
 	{ID: "cache_max_size", Prefixes: d2, Name: "cache-max-size=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<bytes|NK|NM|NG>", Help: "Trim the device-link cache to this size (default: $OFFLOAD_KIT_CACHE_MAX_SIZE, else 5G; 0 = unlimited)"},
@@ -139,6 +141,11 @@ type Options struct {
 	Jobs      int
 	JobServer bool
 	Archives  ArchiveMode
+
+	// LLVMDir is --llvm-dir; ToolPaths maps program names to --tool-path
+	// values (docs/linker-wrapper.md, "Which programs run").
+	LLVMDir   string
+	ToolPaths map[string]string
 
 	// CacheDir enables the device-link cache (--cache-dir; cmd/ maps
 	// $OFFLOAD_KIT_CACHE_DIR). CacheMaxSize is --cache-max-size in bytes:
@@ -198,6 +205,17 @@ func ParseArgs(args []string) (*Options, error) {
 			o.HostTriple = v
 		case "clang_path":
 			o.ClangPath = v
+		case "llvm_dir":
+			o.LLVMDir = v
+		case "tool_path":
+			name, path, ok := strings.Cut(v, "=")
+			if !ok || name == "" || path == "" {
+				return nil, fmt.Errorf("--tool-path=%s: expected <program>=<path>", v)
+			}
+			if o.ToolPaths == nil {
+				o.ToolPaths = map[string]string{}
+			}
+			o.ToolPaths[name] = path
 		case "device_linker":
 			o.DeviceLinker = append(o.DeviceLinker, v)
 		case "device_compiler":

@@ -12,7 +12,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/offload-kit/offload-kit/format"
@@ -28,11 +27,11 @@ const syclTrace = "SYCL device link"
 
 // deviceJob is the job of a clang or SYCL device link. A SYCL job has no
 // steps: runLinkJob runs it in-process.
-func (d *driver) deviceJob(g *group, sycl bool, img string) (*linkJob, error) {
+func (d *driver) deviceJob(ctx context.Context, g *group, sycl bool, img string) (*linkJob, error) {
 	if sycl {
 		return &linkJob{g: g, img: img, trace: syclTrace}, nil
 	}
-	return d.clangJob(g, false, img)
+	return d.clangJob(ctx, g, false, img)
 }
 
 // runLinkJob runs j: in-process for SYCL, else through runJob (and the
@@ -77,7 +76,7 @@ func (d *driver) syclArgs(j *linkJob) []string {
 func (d *driver) syclLink(ctx context.Context, j *linkJob) error {
 	args := d.syclArgs(j)
 	if d.opt.DryRun {
-		clang, err := d.findClang()
+		clang, err := d.findClang(ctx)
 		if err != nil {
 			return err
 		}
@@ -101,23 +100,13 @@ func (d *driver) syclLink(ctx context.Context, j *linkJob) error {
 	if runner == nil {
 		runner = run.Exec{}
 	}
-	var dirs []string
-	if d.env.ExeDir != "" {
-		dirs = append(dirs, d.env.ExeDir)
-	}
-	if d.opt.ClangPath != "" {
-		dirs = append(dirs, filepath.Dir(d.opt.ClangPath))
-	}
-	dirs = append(dirs, d.env.FallbackDirs...)
 	env := &sycldev.Env{
 		Stdout: d.env.Stderr, // --print-linked-module: the wrapper's stdout belongs to the host link
 		Stderr: d.env.Stderr,
 		Runner: runner,
-		// llvm-link, llvm-dis, llc, ...: beside the wrapper, beside clang,
-		// in the LLVM 22 directory, then PATH
-		ToolDirs: dirs,
-		PathList: d.getenv("PATH"),
-		CPUs:     d.env.NumCPU,
+		// llvm-link, llvm-dis, llc, ...: from the link's LLVM (tools.go)
+		Tools: d.toolchain(),
+		CPUs:  d.env.NumCPU,
 	}
 	end := d.trace.beginOn(j.trace, "", j.g.key.triple+" "+j.g.key.arch)
 	defer end()
