@@ -286,6 +286,13 @@ func TestOldDriverHIP(t *testing.T) {
 	got, _ := os.ReadFile(filepath.Join(x, "old.o.0.hip-amdgcn-amd-amdhsa--gfx90a"))
 	want, _ := os.ReadFile(filepath.Join(d, "ref-gfx90a.bc"))
 	assert.True(t, bytes.Equal(want, got))
+	// With --json too, the document stays JSON.
+	y := t.TempDir()
+	copyInto(t, d, y, "old.o")
+	out, _, err = runDump(y, DumpOptions{Files: []string{"old.o"}, ExtractBundles: true, JSON: true})
+	require.NoError(t, err)
+	assert.True(t, json.Valid([]byte(out)), out)
+	assert.FileExists(t, filepath.Join(y, "old.o.0.hip-amdgcn-amd-amdhsa--gfx90a"))
 }
 
 // TestBackToBackBundles: of two bundles back to back in one .hip_fatbin

@@ -137,6 +137,14 @@ func dumpFile(env *Env, name string, opt DumpOptions) (DumpFile, error) {
 	l := newLister(env, in, deep)
 	defer l.close()
 	l.full = extract
+	// With --json, the "Extracting offload bundle" lines would break the
+	// document: the files are written silently.
+	xenv := env
+	if opt.JSON {
+		e := *env
+		e.Stdout = io.Discard
+		xenv = &e
+	}
 	emit := func(obj DumpObject) {
 		obj.fill()
 		df.Objects = append(df.Objects, obj)
@@ -168,7 +176,7 @@ func dumpFile(env *Env, name string, opt DumpOptions) (DumpFile, error) {
 		obj.Bundles, obj.Fatbins, obj.HCF = secs.Bundles, secs.Fatbins, secs.HCF
 		emit(obj)
 		if extract {
-			return writeBundles(env, l, base, obj.Bundles)
+			return writeBundles(xenv, l, base, obj.Bundles)
 		}
 		return nil
 	}
@@ -250,7 +258,7 @@ func dumpFile(env *Env, name string, opt DumpOptions) (DumpFile, error) {
 		}
 		emit(DumpObject{Name: name, Format: containerFormatName(in.data), DumpContents: *c})
 		if extract {
-			if err := writeBundles(env, l, name, c.Bundles); err != nil {
+			if err := writeBundles(xenv, l, name, c.Bundles); err != nil {
 				return df, fmt.Errorf("'%s': %s", name, err)
 			}
 		}
