@@ -76,7 +76,9 @@ func sh(t *testing.T, dir string, env []string, name string, args ...string) str
 func makeIn(t *testing.T, scratch string, args ...string) string {
 	t.Helper()
 	base := []string{"--no-print-directory", "-C", repo(t), "BIN=" + filepath.Join(scratch, "bin"), "BUILD=" + filepath.Join(scratch, "build")}
-	return sh(t, repo(t), nil, "make", append(base, args...)...)
+	// Not the settings of a make that runs this test (make test).
+	clean := []string{"MAKEFLAGS=", "MFLAGS=", "MAKELEVEL="}
+	return sh(t, repo(t), clean, "make", append(base, args...)...)
 }
 
 // files lists the non-directories under root (slash paths relative to it).
@@ -231,9 +233,11 @@ func TestDebVersion(t *testing.T) {
 	} {
 		assert.Equal(t, want, strings.TrimSpace(sh(t, ".", nil, "./deb-version.sh", in)), in)
 	}
-	// Untagged: ordered by the commit count, before any release.
+	// Untagged: ordered by the commit count, before any release, also
+	// when the abbreviated hash starts with a digit.
 	got := strings.TrimSpace(sh(t, ".", nil, "./deb-version.sh", "abc1234-dirty"))
 	assert.Regexp(t, `^0~git[0-9]+\.abc1234\+dirty$`, got)
+	assert.Regexp(t, `^0~git[0-9]+\.08ec2f0$`, strings.TrimSpace(sh(t, ".", nil, "./deb-version.sh", "08ec2f0")))
 	// dpkg agrees with the intended order.
 	for _, pair := range [][2]string{{"1.2.3~rc1", "1.2.3"}, {"1.2.3", "1.2.3+4.gabc1234"}, {"1.2.3+4.gabc1234", "1.2.4"}, {got, "0.1"}} {
 		assert.NoError(t, exec.Command("dpkg", "--compare-versions", pair[0], "lt", pair[1]).Run(), "%s < %s", pair[0], pair[1])
