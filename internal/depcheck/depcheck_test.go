@@ -74,11 +74,15 @@ func level(pkg string) int {
 		return 0
 	case pkg == "format", pkg == "internal/zstdpipe": // zstdpipe: a codec under format/bundle
 		return 1
+	case pkg == "internal/llvm": // the libLLVM binding: stdlib and purego only
+		return 1
 	case strings.HasPrefix(pkg, "format/"), pkg == "hcf", pkg == "elfembed":
 		return 2
 	case pkg == "internal/run", pkg == "internal/workdir", pkg == "internal/phase", pkg == "internal/objw", pkg == "internal/cache":
 		return 2
 	case pkg == "split", pkg == "internal/wrap", pkg == "internal/scan":
+		return 3
+	case pkg == "internal/llvmpool": // helper processes serving internal/llvm
 		return 3
 	case pkg == "internal/sycldev":
 		return 4 // "3½": the SYCL device-link pipeline over split, shared by two drivers
@@ -132,6 +136,8 @@ func TestEffectRules(t *testing.T) {
 				t.Errorf("%s imports os/exec: only internal/run may run processes", f.path)
 			case strings.HasPrefix(im, "github.com/spf13/cobra") && !strings.HasPrefix(f.pkg, "cmd/") && f.pkg != "internal/cli":
 				t.Errorf("%s imports cobra: only cmd/ and internal/cli may", f.path)
+			case strings.HasPrefix(im, "github.com/ebitengine/purego") && f.pkg != "internal/llvm":
+				t.Errorf("%s imports purego: only internal/llvm may (it makes a binary dynamically linked)", f.path)
 			case strings.HasPrefix(im, "github.com/klauspost/") && f.pkg != "format/bundle" && f.pkg != "format/offload" && f.pkg != "internal/zstdpipe":
 				t.Errorf("%s imports klauspost: only format/bundle, format/offload (v3 bodies) and internal/zstdpipe (huff0) may", f.path)
 			}
@@ -145,3 +151,41 @@ func TestEffectRules(t *testing.T) {
 // allowedExec lists files outside internal/run that still run processes,
 // each with the reason.
 var allowedExec = map[string]bool{}
+
+// TestStaticTools: offload-packager never links the libLLVM binding
+// (purego makes a CGO_ENABLED=0 binary dynamically linked against libc);
+// only sycl-linker and linker-wrapper may.
+func TestStaticTools(t *testing.T) {
+	deps := map[string][]string{}
+	for _, f := range load(t) {
+		if !f.test {
+			deps[f.pkg] = append(deps[f.pkg], f.imports...)
+		}
+	}
+	seen := map[string]string{}
+	var walk func(pkg, from string)
+	walk = func(pkg, from string) {
+		if _, ok := seen[pkg]; ok {
+			return
+		}
+		seen[pkg] = from
+		for _, im := range deps[pkg] {
+			if strings.HasPrefix(im, mod) {
+				walk(strings.TrimPrefix(im, mod), pkg)
+			} else if _, ok := seen[im]; !ok {
+				seen[im] = pkg
+			}
+		}
+	}
+	walk("cmd/offload-packager", "")
+	require := func(bad string) {
+		if from, ok := seen[bad]; ok {
+			t.Errorf("cmd/offload-packager reaches %s (imported by %s): it must stay statically linked", bad, from)
+		}
+	}
+	require("internal/llvm")
+	require("github.com/ebitengine/purego")
+	if len(seen) < 10 {
+		t.Fatalf("walked only %d packages from cmd/offload-packager", len(seen))
+	}
+}
