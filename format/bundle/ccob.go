@@ -251,22 +251,24 @@ type CompressOptions struct {
 }
 
 // ExternalFrom is the first level CompressOptions.External serves.
-const ExternalFrom = 17
+const ExternalFrom = 9
 
 // zstdLevel maps a libzstd level to a klauspost encoder level for an
 // input of size bytes. klauspost has four speeds; each libzstd level gets
 // the fastest one whose output stays within 5% of libzstd's at that level,
 // measured on code against clang-offload-bundler 22.1.8 (which enables
-// long-distance matching): up to 3 → better (default for inputs of 32 MiB
-// and more, where compression time dominates: 64 MiB of libLLVM compresses
-// to 1.043x the reference's size in 0.58x its time, while on small inputs
-// "default" is 6% larger), 4 → better, 5 and up → best. Measured on 8 MiB
-// of libLLVM (ours/theirs): level 5 1.021 (better would be 1.052), 6 1.049,
-// 7 1.051, 8–16 1.03–1.05; from 17 libzstd's optimal parser pulls away
-// (1.23 at 17, 1.33 at 19–22), which no klauspost level reaches (see
-// CompressOptions.External, which the bundler fills with the zstd
-// program). 0 is
-// libzstd's default (3); negative levels are the fastest setting.
+// long-distance matching): up to 3 → better (default for independent
+// frames of inputs of 32 MiB and more, where compression time dominates:
+// 64 MiB of libLLVM compresses to 1.043x the reference's size in 0.58x its
+// time, while on small inputs "default" is 6% larger), 4 → better, 5 and
+// up → best. Measured on 8 MiB of libLLVM (ours/theirs): level 5 1.021
+// (better would be 1.052), 6 1.049, 7 1.051, 8 1.03. From 9 libzstd's
+// lazy and optimal parsers pull away on near-duplicate code (1.06–1.2 at
+// 9–16 on librocrand's objects, 1.23–1.33 at 17–22), which no klauspost
+// level reaches (see CompressOptions.External, which the bundler fills
+// with the zstd program). 0 is libzstd's default (3); negative levels are
+// the fastest setting. The long-distance frame (long.go) always uses the
+// small-input mapping.
 func zstdLevel(l int, size int64) zstd.EncoderLevel {
 	switch {
 	case l < 0:

@@ -337,7 +337,35 @@ func streamZlib(ow *offsetWriter, in io.Reader, level int) error {
 	return zw.Close()
 }
 
+// streamZstd compresses in with zstd: as one long-distance frame when
+// that pays (long.go), else as independent frames.
 func streamZstd(ow *offsetWriter, in io.Reader, size int64, o CompressOptions) error {
+	chunk := o.ChunkSize
+	if chunk <= 0 {
+		chunk = 16 << 20
+	}
+	if size > 0 && size <= LongMax {
+		// Small enough to hold: look for long matches first (long.go).
+		buf := make([]byte, size)
+		n, err := io.ReadFull(in, buf)
+		if err != nil {
+			ow.in = int64(n)
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				err = nil // CompressTo reports the short input
+			}
+			return err
+		}
+		if ms, beyond := findLong(buf, chunk); useLong(size, beyond) {
+			return compressLong(ow, buf, ms, o)
+		}
+		in = bytes.NewReader(buf)
+	}
+	return streamZstdFrames(ow, in, size, o)
+}
+
+// streamZstdFrames compresses in as independent frames of o.ChunkSize,
+// on o.Concurrency goroutines.
+func streamZstdFrames(ow *offsetWriter, in io.Reader, size int64, o CompressOptions) error {
 	chunk := o.ChunkSize
 	if chunk <= 0 {
 		chunk = 16 << 20

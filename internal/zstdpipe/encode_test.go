@@ -204,3 +204,65 @@ func TestNCountRoundTrip(t *testing.T) {
 		assert.Equal(t, norm, got)
 	}
 }
+
+// FuzzSequences: Sequences never panics, accepts what Decode accepts, and
+// re-encoding its sequences with Encoder reproduces Decode's output.
+func FuzzSequences(f *testing.F) {
+	e, _ := zstd.NewWriter(nil, zstd.WithWindowSize(1<<12), zstd.WithEncoderCRC(true))
+	for ki, kind := range kinds {
+		f.Add(e.EncodeAll(sample(kind, 3000, uint64(ki)), nil))
+	}
+	f.Add([]byte{})
+	f.Add([]byte{0x28, 0xb5, 0x2f, 0xfd})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		const limit = 1 << 16
+		dst := make([]byte, limit+Slack)
+		n, derr := Decode(dst, in, limit, Options{MaxWindow: 1 << 20})
+		total := 0
+		var blocks [][]Seq
+		var sizes []int
+		err := Sequences(in, limit, func(size int, seqs []Seq) error {
+			total += size
+			blocks = append(blocks, append([]Seq(nil), seqs...))
+			sizes = append(sizes, size)
+			return nil
+		})
+		if derr != nil {
+			return
+		}
+		if err != nil {
+			t.Fatalf("Decode accepts what Sequences refuses: %v", err)
+		}
+		if total != n {
+			t.Fatalf("Sequences covers %d bytes, Decode wrote %d", total, n)
+		}
+		out := dst[:n]
+		if n == 0 {
+			return
+		}
+		enc := NewEncoder()
+		frame := AppendFrameHeader(nil, uint64(n))
+		pos := 0
+		for i, seqs := range blocks {
+			var lits []byte
+			p := pos
+			for _, s := range seqs {
+				lits = append(lits, out[p:p+int(s.LL)]...)
+				p += int(s.LL + s.ML)
+			}
+			lits = append(lits, out[p:pos+sizes[i]]...)
+			if frame, err = enc.AppendBlock(frame, out[pos:pos+sizes[i]], lits, seqs, i == len(blocks)-1); err != nil {
+				t.Fatalf("block %d: %v", i, err)
+			}
+			pos += sizes[i]
+		}
+		got := make([]byte, n+Slack)
+		m, err := Decode(got, frame, n, Options{})
+		if err != nil {
+			t.Fatalf("re-encoded frame does not decode: %v", err)
+		}
+		if !bytes.Equal(got[:m], out) {
+			t.Fatalf("re-encoded frame decodes differently")
+		}
+	})
+}
