@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -36,10 +34,13 @@ func personality(argv0 string) string {
 	return ""
 }
 
-// run is main without os.Exit, so tests can call it.
+// run is main without os.Exit, so tests can call it. SIGINT and SIGTERM
+// clean up and exit 130 and 143 (cli.WithSignals).
 func run(argv0 string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
+	return cli.WithSignals(func(ctx context.Context) int { return runCtx(ctx, argv0, args, stdin, stdout, stderr) })
+}
+
+func runCtx(ctx context.Context, argv0 string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// The LLVM personalities take no -v of their own: OFFLOAD_KIT_VERBOSE=1
 	// asks them for the phase summary.
 	var timer *phase.Timer
