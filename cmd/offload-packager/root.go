@@ -60,7 +60,7 @@ func runCtx(ctx context.Context, argv0 string, args []string, stdin io.Reader, s
 	}
 	switch p {
 	case "llvm-offload-binary", "clang-offload-packager":
-		env := &packager.Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Tool: argv0, Ctx: ctx, Phases: timer}
+		env := &packager.Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Tool: argv0, Ctx: ctx, Phases: timer, Progress: cli.Progress(stderr, false)}
 		return cli.ExitCode(stderr, argv0, packager.OffloadBinaryMain(env, argv0, args))
 	case "clang-offload-bundler":
 		return runBundler(ctx, argv0, args, stdin, stdout, stderr)
@@ -120,8 +120,10 @@ for.`,
 	}
 	var verbose bool
 	root.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false, "print a phase summary (wall time per phase) on stderr")
+	quiet := root.PersistentFlags().Bool("quiet", false, "no progress line on stderr (shown for long operations when stderr is a terminal)")
 	root.PersistentPreRun = func(cmd *cobra.Command, args []string) {
 		env.Ctx = cmd.Context()
+		env.Progress = cli.Progress(env.Stderr, *quiet)
 		if verbose && env.Phases == nil {
 			env.Phases = phase.New(time.Now)
 		}
@@ -364,7 +366,7 @@ func checkOneDash(cmd *cobra.Command, args []string) error {
 // runBundler is the clang-offload-bundler personality: messages are
 // prefixed with argv[0] as typed, as the reference does.
 func runBundler(ctx context.Context, argv0 string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	env := &packager.Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Tool: argv0, Ctx: ctx}
+	env := &packager.Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Tool: argv0, Ctx: ctx, Progress: cli.Progress(stderr, false)}
 	return cli.ExitCode(stderr, argv0, bundlerMain(env.Ctx, env, argv0, args))
 }
 
@@ -373,7 +375,7 @@ func runBundler(ctx context.Context, argv0 string, args []string, stdin io.Reade
 func bundlerMain(ctx context.Context, env *packager.Env, argv0 string, args []string) error {
 	benv := &bundler.Env{
 		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
-		Tool: argv0, Dir: env.Dir, LookupEnv: os.LookupEnv, Now: time.Now,
+		Tool: argv0, Dir: env.Dir, LookupEnv: os.LookupEnv, Now: time.Now, Progress: env.Progress,
 	}
 	return bundler.Main(ctx, benv, argv0, args)
 }

@@ -248,6 +248,15 @@ type CompressOptions struct {
 	// has: it reads size bytes from src and writes zstd frames to dst.
 	// (The bundler runs the zstd program.)
 	External func(dst io.Writer, src io.Reader, size int64, level int) error
+	// Progress, when set, is called with the number of input bytes each
+	// step has compressed (for a progress report).
+	Progress func(n int64)
+}
+
+func (o CompressOptions) progress(n int) {
+	if o.Progress != nil && n > 0 {
+		o.Progress(int64(n))
+	}
 }
 
 // ExternalFrom is the first level CompressOptions.External serves.

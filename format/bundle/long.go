@@ -188,7 +188,7 @@ func compressLong(ow *offsetWriter, data []byte, ms []longMatch, o CompressOptio
 		wg.Wait()
 	}()
 
-	em := &emitter{enc: zstdpipe.NewEncoder(), data: data, w: ow, end: min(zstdpipe.MaxBlock, len(data))}
+	em := &emitter{enc: zstdpipe.NewEncoder(), data: data, w: ow, end: min(zstdpipe.MaxBlock, len(data)), progress: o.progress}
 	em.out = zstdpipe.AppendFrameHeader(em.out, uint64(len(data)))
 	li, lastEnd := 0, 0
 	var err error
@@ -246,6 +246,7 @@ type emitter struct {
 	cursor     int // data before it is covered
 	seqs       []zstdpipe.Seq
 	lits       []byte
+	progress   func(int)
 }
 
 // match adds data[m.pos:m.end()] as a copy from m.off back; pieces too
@@ -280,6 +281,7 @@ func (e *emitter) flush(last bool) error {
 	if err != nil {
 		return err
 	}
+	e.progress(e.end - e.start)
 	e.start, e.cursor = e.end, e.end
 	e.end = min(e.start+zstdpipe.MaxBlock, len(e.data))
 	e.seqs, e.lits = e.seqs[:0], e.lits[:0]

@@ -275,9 +275,9 @@ func CompressTo(w io.WriterAt, src io.Reader, size int64, o CompressOptions) (He
 	var err error
 	switch {
 	case o.Zlib:
-		err = streamZlib(ow, in, o.Level)
+		err = streamZlib(ow, in, o)
 	case o.External != nil && o.Level >= ExternalFrom:
-		err = o.External(ow, countReader{in, &ow.in}, size, o.Level)
+		err = o.External(ow, countReader{in, &ow.in, o.Progress}, size, o.Level)
 	default:
 		err = streamZstd(ow, in, size, o)
 	}
@@ -313,17 +313,22 @@ func (o *offsetWriter) Write(p []byte) (int, error) {
 }
 
 type countReader struct {
-	r io.Reader
-	n *int64
+	r        io.Reader
+	n        *int64
+	progress func(int64)
 }
 
 func (c countReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	*c.n += int64(n)
+	if c.progress != nil && n > 0 {
+		c.progress(int64(n))
+	}
 	return n, err
 }
 
-func streamZlib(ow *offsetWriter, in io.Reader, level int) error {
+func streamZlib(ow *offsetWriter, in io.Reader, o CompressOptions) error {
+	level := o.Level
 	if level < 0 || level > 9 {
 		level = 6
 	}
@@ -331,7 +336,7 @@ func streamZlib(ow *offsetWriter, in io.Reader, level int) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(zw, countReader{in, &ow.in}); err != nil {
+	if _, err := io.Copy(zw, countReader{in, &ow.in, o.Progress}); err != nil {
 		return err
 	}
 	return zw.Close()
@@ -435,6 +440,7 @@ func streamZstdFrames(ow *offsetWriter, in io.Reader, size int64, o CompressOpti
 				order <- out
 				jobs <- job{data: buf[:n], out: out}
 				ow.in += int64(n)
+				o.progress(n)
 			}
 			if err == io.EOF || err == io.ErrUnexpectedEOF {
 				return

@@ -70,7 +70,7 @@ func load(t *testing.T) []file {
 // (tools like bench/).
 func level(pkg string) int {
 	switch {
-	case pkg == "internal/binio", pkg == "internal/mmapfile", pkg == "internal/xxhash", pkg == "internal/version", pkg == "internal/atomicfile":
+	case pkg == "internal/binio", pkg == "internal/mmapfile", pkg == "internal/xxhash", pkg == "internal/version", pkg == "internal/atomicfile", pkg == "internal/progress":
 		return 0
 	case pkg == "format", pkg == "internal/zstdpipe": // zstdpipe: a codec under format/bundle
 		return 1

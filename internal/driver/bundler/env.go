@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
+	"github.com/offload-kit/offload-kit/internal/progress"
 )
 
 // Env is everything the driver touches outside its arguments.
@@ -29,6 +30,9 @@ type Env struct {
 	// Now times compression for -verbose statistics; nil reports zero
 	// durations (speeds print as "inf").
 	Now func() time.Time
+	// Progress receives progress reports of compressing and decompressing
+	// large bundles; nil (not a terminal, or quiet) reports nothing.
+	Progress *progress.Sink
 }
 
 func (e *Env) path(p string) string {

@@ -344,7 +344,9 @@ func (c *config) bundle(env *Env) error {
 	if !c.compress {
 		return writeOutput(env, out, writeBundle)
 	}
-	opts := bundle.CompressOptions{Version: c.version, Zlib: c.method == bundle.Zlib, Level: c.level, External: c.externalZstd(env)}
+	rep := env.Progress.Start("compressing", size)
+	defer rep.Done()
+	opts := bundle.CompressOptions{Version: c.version, Zlib: c.method == bundle.Zlib, Level: c.level, External: c.externalZstd(env), Progress: rep.Add}
 	start := c.now()
 	var hdr bundle.Header
 	err = writeOutputAt(env, out, func(w io.WriterAt) error {

@@ -120,8 +120,13 @@ func (c *config) startDemux(env *Env, in *input) *demux {
 			d.allowOut = false
 		}
 	}
+	rep := env.Progress.Start("decompressing", d.size)
 	go func() {
-		_, err := bundle.DecodeTo(in.data, bundle.DecodeOptions{InputMapped: in.m.Mapped(), Limits: bundle.Limits{Hash: bundle.HashSkip}}, d.sink)
+		_, err := bundle.DecodeTo(in.data, bundle.DecodeOptions{InputMapped: in.m.Mapped(), Limits: bundle.Limits{Hash: bundle.HashSkip}}, func(off int64, p []byte) error {
+			rep.Add(int64(len(p)))
+			return d.sink(off, p)
+		})
+		rep.Done()
 		if err == nil && d.mode == undecided {
 			err = d.decide(true)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/offload-kit/offload-kit/internal/cli/diag"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
 	"github.com/offload-kit/offload-kit/internal/phase"
+	"github.com/offload-kit/offload-kit/internal/progress"
 )
 
 // Env is everything a command may touch outside its arguments.
@@ -32,13 +33,17 @@ type Env struct {
 	Ctx context.Context
 	// Phases times the run for the -v summary; nil records nothing.
 	Phases *phase.Timer
+	// Progress receives progress reports of long copies (copyN); nil (not
+	// a terminal, or --quiet) reports nothing.
+	Progress *progress.Sink
 }
 
 func (e *Env) ctx() context.Context {
-	if e.Ctx == nil {
-		return context.Background()
+	ctx := e.Ctx
+	if ctx == nil {
+		ctx = context.Background()
 	}
-	return e.Ctx
+	return progress.NewContext(ctx, e.Progress)
 }
 
 // copyN copies n bytes in chunks, checking for cancellation between them.
@@ -46,6 +51,8 @@ func (e *Env) ctx() context.Context {
 // files, so cancelling costs no speed.
 func copyN(ctx context.Context, w io.Writer, r io.Reader, n int64) error {
 	const chunk = 64 << 20
+	rep := progress.FromContext(ctx).Start("copying", n)
+	defer rep.Done()
 	for n > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -54,6 +61,7 @@ func copyN(ctx context.Context, w io.Writer, r io.Reader, n int64) error {
 		if _, err := io.CopyN(w, r, m); err != nil {
 			return err
 		}
+		rep.Add(m)
 		n -= m
 	}
 	return ctx.Err()
