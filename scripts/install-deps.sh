@@ -43,6 +43,11 @@ PKGS=(clang-22 clang-tools-22 llvm-22 lld-22 libomp-22-dev liboffload-22 liboffl
 #                   real third-party .hip_fatbin the packager's corpus tests dump, list and
 #                   extract against llvm-objdump and clang-offload-bundler)
 PKGS+=(librocrand1)
+# pocl-opencl-icd, ocl-icd-opencl-dev, llvm-spirv-15
+#                   /usr/lib/x86_64-linux-gnu/libOpenCL.so, CL/cl.h, pocl's CPU device,
+#                   /usr/bin/llvm-spirv-15 (the SYCL images really run: linkwrap's
+#                   TestSYCLRunsOnPocl translates each image to SPIR bitcode and runs it)
+PKGS+=(pocl-opencl-icd ocl-icd-opencl-dev llvm-spirv-15)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
