@@ -1,0 +1,160 @@
+package codeobj
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+
+	"github.com/offload-kit/offload-kit/format"
+)
+
+// EIATTR attribute codes of the .nv.info records this package reads.
+const (
+	eiattrMaxThreads   = 0x05 // SVAL: x, y, z (u32 each)
+	eiattrReqNTID      = 0x10 // SVAL: x, y, z
+	eiattrFrameSize    = 0x11 // SVAL: symbol index, bytes
+	eiattrMaxStackSize = 0x23 // SVAL: symbol index, bytes
+	eiattrRegCount     = 0x2f // SVAL: symbol index, registers
+)
+
+// EIATTR record formats: every record is a 4-byte head (format, attribute,
+// u16 value or size); SVAL records are followed by size bytes.
+const (
+	eifmtNVAL = 1
+	eifmtBVAL = 2
+	eifmtHVAL = 3
+	eifmtSVAL = 4
+)
+
+// stoCUDAEntry marks a cubin function symbol as a kernel entry.
+const stoCUDAEntry = 0x10
+
+type eiattr struct {
+	attr uint8
+	val  []byte // SVAL payload (nil otherwise)
+	off  int64
+}
+
+// eiattrs reads the records of one .nv.info section.
+func eiattrs(b []byte, base int64) ([]eiattr, error) {
+	var out []eiattr
+	for p := 0; p < len(b); {
+		if len(b)-p < 4 {
+			return nil, format.Errorf(base+int64(p), format.ErrTruncated, "EIATTR record head runs past the end")
+		}
+		f, a, v := b[p], b[p+1], int(binary.LittleEndian.Uint16(b[p+2:]))
+		r := eiattr{attr: a, off: base + int64(p)}
+		p += 4
+		switch f {
+		case eifmtSVAL:
+			if v > len(b)-p {
+				return nil, format.Errorf(r.off, format.ErrTruncated, "EIATTR 0x%02x: %d bytes run past the end", a, v)
+			}
+			r.val = b[p : p+v]
+			p += v
+		case eifmtNVAL, eifmtBVAL, eifmtHVAL:
+		default:
+			return nil, format.Errorf(r.off, format.ErrCorrupt, "EIATTR 0x%02x: unknown record format %d", a, f)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// parseCubin lists the functions of a cubin: the STT_FUNC symbols of its
+// .text.<name> sections (kernels carry STO_CUDA_ENTRY). Registers, frame
+// and stack sizes come from the EIATTR records of .nv.info (keyed by
+// symbol index; else the text section's sh_info bits 24-31 for the
+// register count), max threads from .nv.info.<name>, static shared memory
+// from .nv.shared.<name> and the parameter bank from .nv.constant0.<name>.
+func parseCubin(data []byte) (*Object, error) {
+	f, err := parseELF(data)
+	if err != nil {
+		return nil, err
+	}
+	o := &Object{Kind: KindCubin}
+	sm := f.flags & 0xff
+	if f.abiVer >= 8 {
+		sm = f.flags >> 8 & 0xff
+	}
+	if sm != 0 {
+		o.Target = fmt.Sprintf("sm_%d", sm)
+	}
+	bySym := map[int]int{} // symbol index → function index
+	err = f.symbols(func(i int, s *elfSymbol) {
+		if s.typ() != sttFunc || s.shndx == 0 || int(s.shndx) >= len(f.sections) {
+			return
+		}
+		sec := &f.sections[s.shndx]
+		fn := Function{Name: s.name, Kernel: s.other&stoCUDAEntry != 0, Offset: -1, Size: int64(s.size), Resources: &Resources{}}
+		if off, _, ok := f.fileRange(s); ok {
+			fn.Offset = int64(off)
+		}
+		fn.Resources.Registers = int64(sec.info >> 24)
+		bySym[i] = len(o.Functions)
+		o.Functions = append(o.Functions, fn)
+	})
+	if err != nil {
+		return nil, err
+	}
+	byName := make(map[string]int, len(o.Functions))
+	for i, fn := range o.Functions {
+		byName[fn.Name] = i
+	}
+	for i := range f.sections {
+		s := &f.sections[i]
+		switch {
+		case s.name == ".nv.info":
+			recs, err := eiattrs(f.bytes(s), int64(s.off))
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range recs {
+				if len(r.val) < 8 {
+					continue
+				}
+				fi, ok := bySym[int(binary.LittleEndian.Uint32(r.val))]
+				if !ok {
+					continue
+				}
+				v := int64(binary.LittleEndian.Uint32(r.val[4:]))
+				res := o.Functions[fi].Resources
+				switch r.attr {
+				case eiattrRegCount:
+					res.Registers = v
+				case eiattrFrameSize:
+					res.Scratch = v
+				case eiattrMaxStackSize:
+					res.Stack = v
+				}
+			}
+		case strings.HasPrefix(s.name, ".nv.info."):
+			fi, ok := byName[strings.TrimPrefix(s.name, ".nv.info.")]
+			if !ok {
+				continue
+			}
+			recs, err := eiattrs(f.bytes(s), int64(s.off))
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range recs {
+				if (r.attr == eiattrMaxThreads || r.attr == eiattrReqNTID) && len(r.val) >= 12 {
+					le := binary.LittleEndian
+					n := int64(le.Uint32(r.val)) * int64(le.Uint32(r.val[4:])) * int64(le.Uint32(r.val[8:]))
+					if res := o.Functions[fi].Resources; res.MaxThreads == 0 || r.attr == eiattrMaxThreads {
+						res.MaxThreads = n
+					}
+				}
+			}
+		case strings.HasPrefix(s.name, ".nv.shared."):
+			if fi, ok := byName[strings.TrimPrefix(s.name, ".nv.shared.")]; ok {
+				o.Functions[fi].Resources.LDS = int64(s.size)
+			}
+		case strings.HasPrefix(s.name, ".nv.constant0."):
+			if fi, ok := byName[strings.TrimPrefix(s.name, ".nv.constant0.")]; ok {
+				o.Functions[fi].Resources.Constant = int64(s.size)
+			}
+		}
+	}
+	return o, nil
+}
