@@ -53,7 +53,7 @@ type Resources struct {
 	Registers  int64 `json:"registers,omitempty"`   // NVIDIA per-thread registers (EIATTR_REGCOUNT)
 	LDS        int64 `json:"lds"`                   // AMDGPU group segment / NVIDIA static shared memory, bytes
 	Scratch    int64 `json:"scratch"`               // AMDGPU private segment / NVIDIA local frame, bytes per work-item
-	Stack      int64 `json:"stack,omitempty"`       // NVIDIA EIATTR_MAX_STACK_SIZE
+	Stack      int64 `json:"stack,omitempty"`       // NVIDIA EIATTR_MIN_STACK_SIZE (cuobjdump STACK)
 	Constant   int64 `json:"constant,omitempty"`    // NVIDIA .nv.constant0.<name> bytes
 	Kernarg    int64 `json:"kernarg,omitempty"`     // AMDGPU kernarg segment bytes
 	SGPRSpills int64 `json:"sgpr_spills,omitempty"` // AMDGPU .sgpr_spill_count

@@ -412,3 +412,42 @@ func ExampleParse() {
 	// _Z5saxpyifPKfPf true 512 10
 	// _Z5scaleff false 256 24
 }
+
+// TestCubinAgainstCuobjdump compares the cubin nvcc 13 made on the H100
+// with what cuobjdump -res-usage printed there (testdata/cuda13/README.md):
+// REG, STACK, SHARED and CONSTANT[0] of every function it lists.
+func TestCubinAgainstCuobjdump(t *testing.T) {
+	o, err := Parse(read(t, "cuda13/kernels-sm90-nvcc13.cubin"))
+	require.NoError(t, err)
+	want := cuobjdumpResUsage(t, string(read(t, "cuda13/cuobjdump-res-usage.txt")))
+	require.Len(t, want, 3)
+	got := map[string][4]int64{}
+	for _, fn := range o.Functions {
+		if fn.Kernel {
+			r := fn.Resources
+			got[fn.Name] = [4]int64{r.Registers, r.Stack, r.LDS, r.Constant}
+		}
+	}
+	assert.Equal(t, want, got)
+	assert.Equal(t, "sm_90", o.Target)
+	lf := find(o, "_Z11local_framePKiPf")
+	assert.Equal(t, int64(128), lf.Resources.MaxThreads) // __launch_bounds__(128)
+	assert.Equal(t, int64(256), lf.Resources.Scratch)    // EIATTR_FRAME_SIZE
+	assert.Equal(t, int64(0xb80), lf.Size)               // the callee inside it is not listed apart
+	assert.Len(t, o.Functions, 3)
+}
+
+// cuobjdumpResUsage reads "Function NAME:" / "REG:n STACK:n SHARED:n
+// LOCAL:n CONSTANT[0]:n ..." pairs.
+func cuobjdumpResUsage(t *testing.T, text string) map[string][4]int64 {
+	out := map[string][4]int64{}
+	re := regexp.MustCompile(`Function (\S+):\n\s+REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:\d+ CONSTANT\[0\]:(\d+)`)
+	for _, m := range re.FindAllStringSubmatch(text, -1) {
+		var v [4]int64
+		for i := range v {
+			v[i], _ = strconv.ParseInt(m[i+2], 10, 64)
+		}
+		out[m[1]] = v
+	}
+	return out
+}

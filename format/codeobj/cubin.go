@@ -13,7 +13,7 @@ const (
 	eiattrMaxThreads   = 0x05 // SVAL: x, y, z (u32 each)
 	eiattrReqNTID      = 0x10 // SVAL: x, y, z
 	eiattrFrameSize    = 0x11 // SVAL: symbol index, bytes
-	eiattrMaxStackSize = 0x23 // SVAL: symbol index, bytes
+	eiattrMinStackSize = 0x12 // SVAL: symbol index, bytes (cuobjdump -res-usage's STACK)
 	eiattrRegCount     = 0x2f // SVAL: symbol index, registers
 )
 
@@ -124,7 +124,7 @@ func parseCubin(data []byte) (*Object, error) {
 					res.Registers = v
 				case eiattrFrameSize:
 					res.Scratch = v
-				case eiattrMaxStackSize:
+				case eiattrMinStackSize:
 					res.Stack = v
 				}
 			}
@@ -156,5 +156,27 @@ func parseCubin(data []byte) (*Object, error) {
 			}
 		}
 	}
+	o.Functions = dropNested(o.Functions)
 	return o, nil
+}
+
+// dropNested removes functions that lie inside another function's range:
+// ptxas places a kernel's non-inlined callees in the kernel's own text
+// section ("$kernel$callee" symbols), so their bytes are the kernel's.
+func dropNested(fns []Function) []Function {
+	out := fns[:0]
+	for i, fn := range fns {
+		inside := false
+		for j, g := range fns {
+			if i != j && fn.Offset >= 0 && g.Offset >= 0 && g.Size > fn.Size &&
+				fn.Offset >= g.Offset && fn.Offset+fn.Size <= g.Offset+g.Size {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			out = append(out, fn)
+		}
+	}
+	return out
 }
