@@ -33,6 +33,9 @@ const (
 	LongMax = 128<<20 + 1<<20
 	// ldmMinMatch is the shortest long match kept (libzstd's default).
 	ldmMinMatch = 64
+	// After a long match ends, the same distance is tried again up to
+	// ldmResync bytes further, for at least ldmResyncLen bytes.
+	ldmResync, ldmResyncLen = 16, 12
 	// ldmSampleLog: one position in 1<<ldmSampleLog is hashed, chosen by
 	// its content, so that shifted copies sample the same positions.
 	ldmSampleLog = 6
@@ -82,11 +85,27 @@ func findLong(data []byte, chunk int) (ms []longMatch, beyond int) {
 			continue
 		}
 		m := longMatch{pos: i - b, n: f + b, off: i - cand}
-		ms = append(ms, m)
-		if m.off > klausWindow || m.pos/chunk != (m.pos-m.off)/chunk {
-			beyond += m.n
+		far := m.off > klausWindow || m.pos/chunk != (m.pos-m.off)/chunk
+		for {
+			ms = append(ms, m)
+			if far {
+				beyond += m.n
+			}
+			end = m.end()
+			// Near-duplicates differ in a byte here and there: after a
+			// mismatch, the same distance usually matches again (a repeat
+			// offset for the encoder), so continue it, however short.
+			m.n = 0
+			for k := 1; k <= ldmResync && end+k+ldmResyncLen <= n; k++ {
+				if l := matchLen(data[end+k:], data[end+k-m.off:]); l >= ldmResyncLen {
+					m.pos, m.n = end+k, l
+					break
+				}
+			}
+			if m.n == 0 {
+				break
+			}
 		}
-		end = m.end()
 		i = end - 1
 	}
 	return ms, beyond
@@ -130,6 +149,10 @@ func compressLong(ow *offsetWriter, data []byte, ms []longMatch, o CompressOptio
 		err error
 	}
 	size := int64(len(data))
+	uncovered := size
+	for _, m := range ms {
+		uncovered -= int64(m.n)
+	}
 	nchunks := (len(data) + chunk - 1) / chunk
 	results := make([]chan result, nchunks)
 	for i := range results {
@@ -144,9 +167,10 @@ func compressLong(ow *offsetWriter, data []byte, ms []longMatch, o CompressOptio
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// The levels of small inputs: the long matches save the time
-			// that large inputs spend at a faster level.
-			enc, err := newEncoder(o.Level, 0)
+			// The level for what klauspost compresses: the bytes the long
+			// matches leave (zstdLevel picks a faster speed for 32 MiB and
+			// more at the default level).
+			enc, err := newEncoder(o.Level, uncovered)
 			if enc != nil {
 				defer enc.Close()
 			}
