@@ -278,6 +278,7 @@ fat objects.`,
 	root.AddCommand(bare)
 	root.AddCommand(create, extract, dump, embed, bundle)
 	root.AddCommand(buildCommands()...)
+	root.AddCommand(kernelsCommands(env, call)...)
 	// --version on every subcommand that parses its own flags, with the
 	// root's line (create, bundle and the bare syntax print it themselves).
 	for _, c := range root.Commands() {

@@ -31,6 +31,10 @@ type DumpOptions struct {
 	// "Extracting offload bundle: <name>" (in place of the entry
 	// listing). Without it dump writes nothing.
 	ExtractBundles bool
+
+	// visit, when set, sees each object as it is emitted, while the input
+	// is still open (the kernels view reads the payloads through it).
+	visit func(l *lister, obj *DumpObject)
 }
 
 // DumpFile is one input in the JSON dump.
@@ -147,6 +151,9 @@ func dumpFile(env *Env, name string, opt DumpOptions) (DumpFile, error) {
 	}
 	emit := func(obj DumpObject) {
 		obj.fill()
+		if opt.visit != nil {
+			opt.visit(l, &obj)
+		}
 		df.Objects = append(df.Objects, obj)
 		if text {
 			printObject(env.Stdout, obj, opt.All, !extract)

@@ -1,0 +1,639 @@
+package packager
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/ianlancetaylor/demangle"
+
+	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/format/bitcode"
+	"github.com/offload-kit/offload-kit/format/codeobj"
+	"github.com/offload-kit/offload-kit/internal/atomicfile"
+	"github.com/offload-kit/offload-kit/internal/binio"
+	"github.com/offload-kit/offload-kit/internal/mmapfile"
+	"github.com/offload-kit/offload-kit/internal/xxhash"
+)
+
+// KernelsSchema is the version of the kernels --json document
+// (docs/kernels-json.md).
+const KernelsSchema = 1
+
+// KernelsOptions selects what the kernels view reports.
+type KernelsOptions struct {
+	Files      []string
+	JSON       bool
+	Sort       string // size (default), name, regs, lds, scratch
+	Top        int    // rows of the kernel table; 0 = all
+	Families   bool   // group template instances by their un-parameterised name
+	Duplicates bool   // hash code to find identical kernels and images
+	HTML       string // write a self-contained treemap here
+}
+
+// KernelsReport is the whole --json document.
+type KernelsReport struct {
+	Schema     int           `json:"schema"`
+	Files      []KernelsFile `json:"files"`
+	Totals     KernelTotals  `json:"totals"`
+	Duplicates *Duplicates   `json:"duplicates,omitempty"`
+}
+
+// KernelsFile is one input.
+type KernelsFile struct {
+	Path   string        `json:"path"`
+	Images []KernelImage `json:"images"`
+	Error  string        `json:"error,omitempty"`
+}
+
+// KernelImage is one device image of a container.
+type KernelImage struct {
+	Object    string `json:"object"`    // the object or archive member holding it
+	Container string `json:"container"` // e.g. "bundle 0 entry 1", "image 0", "fatbin 0 entry 0"
+	Kind      string `json:"kind"`      // offload kind: hip, cuda, openmp, sycl, host
+	Triple    string `json:"triple"`
+	Arch      string `json:"arch"`
+	ImageKind string `json:"image_kind"` // object, cubin, ptx, spirv, bitcode, ...
+	CodeKind  string `json:"code_kind,omitempty"`
+	Target    string `json:"target,omitempty"` // what the code object itself says
+	Size      int64  `json:"size"`             // bytes stored
+	// Uncompressed is the decoded size of a compressed payload (fatbin
+	// entries); 0 when stored plainly.
+	Uncompressed int64            `json:"uncompressed_size,omitempty"`
+	CodeBytes    int64            `json:"code_bytes"` // sum of the functions' sizes
+	Functions    []KernelFunction `json:"functions"`
+	Note         string           `json:"note,omitempty"` // why functions are not listed
+	Error        string           `json:"error,omitempty"`
+
+	hash   uint64
+	hashed bool
+}
+
+// KernelFunction is one kernel or device function.
+type KernelFunction struct {
+	Name      string             `json:"name"`
+	Demangled string             `json:"demangled"`
+	Family    string             `json:"family"` // demangled without template arguments and parameters
+	Kernel    bool               `json:"kernel"`
+	Size      int64              `json:"size"`
+	Resources *codeobj.Resources `json:"resources,omitempty"`
+
+	hash uint64
+}
+
+// KernelTotals sums code bytes.
+type KernelTotals struct {
+	ByArch   []KernelTotal `json:"by_arch"`
+	ByFamily []KernelTotal `json:"by_family"`
+	ByFile   []KernelTotal `json:"by_file"`
+}
+
+// KernelTotal is one row of a total.
+type KernelTotal struct {
+	Key       string `json:"key"`
+	Arch      string `json:"arch,omitempty"` // by_family rows are per arch
+	Images    int    `json:"images,omitempty"`
+	Functions int    `json:"functions"`
+	Kernels   int    `json:"kernels"`
+	Bytes     int64  `json:"bytes"` // code bytes
+	Stored    int64  `json:"stored,omitempty"`
+}
+
+// Kernels reports the kernels and functions of every device image in the
+// files.
+func Kernels(env *Env, opt KernelsOptions) error {
+	rep, err := kernelsReport(env, opt.Files, opt.Duplicates)
+	if err != nil && !opt.JSON {
+		return err
+	}
+	if opt.HTML != "" && err == nil {
+		if herr := writeTreemap(env, opt.HTML, rep); herr != nil {
+			return herr
+		}
+	}
+	if opt.JSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		if eerr := enc.Encode(rep); eerr != nil {
+			return eerr
+		}
+		return err
+	}
+	printKernels(env.Stdout, rep, opt)
+	return nil
+}
+
+// kernelsReport walks the files with dump's walker and parses every
+// payload.
+func kernelsReport(env *Env, files []string, dups bool) (*KernelsReport, error) {
+	rep := &KernelsReport{Schema: KernelsSchema, Files: []KernelsFile{}}
+	var firstErr error
+	for _, name := range files {
+		if err := env.ctx().Err(); err != nil {
+			return nil, err
+		}
+		kf := KernelsFile{Path: name, Images: []KernelImage{}}
+		names := &nameCache{m: map[string][2]string{}}
+		var jobs []kernelJob
+		visit := func(l *lister, obj *DumpObject) {
+			jobs = jobs[:0]
+			collectImages(l, obj.Name, "", &obj.DumpContents, &jobs)
+			mapped := l.in.m.Mapped()
+			if mapped && !dups {
+				adviseRandom(l.in.m.Data)
+			}
+			parseJobs(jobs, dups, mapped, names)
+			for _, j := range jobs {
+				kf.Images = append(kf.Images, *j.img)
+			}
+		}
+		end := env.Phases.Begin("kernels", name)
+		_, err := dumpFile(env, name, DumpOptions{JSON: true, visit: visit})
+		end()
+		if err != nil {
+			kf.Error = err.Error()
+			if firstErr == nil {
+				firstErr = err
+			}
+		}
+		rep.Files = append(rep.Files, kf)
+	}
+	rep.Totals = totals(rep)
+	if dups {
+		rep.Duplicates = findDuplicates(rep)
+	}
+	return rep, firstErr
+}
+
+type kernelJob struct {
+	img  *KernelImage
+	data []byte
+}
+
+// collectImages lists the leaf images of a container tree (nested
+// containers are descended into, not reported as images).
+func collectImages(l *lister, object, prefix string, c *DumpContents, jobs *[]kernelJob) {
+	add := func(where string, e DumpEntry, data []byte) {
+		img := &KernelImage{Object: object, Container: prefix + where, Kind: e.Kind, Triple: e.Triple, Arch: e.Arch,
+			ImageKind: e.ImageKind, Size: e.Size, Uncompressed: e.UncompressedSize, Functions: []KernelFunction{}}
+		switch {
+		case e.Compression != "" && e.Compression != "none":
+			img.Note = "compressed (" + e.Compression + "): functions not listed"
+			data = nil
+		case data == nil && e.Size > 0:
+			img.Note = "payload not stored plainly: functions not listed"
+		}
+		*jobs = append(*jobs, kernelJob{img, data})
+	}
+	for _, im := range c.Images {
+		where := fmt.Sprintf("image %d", im.Index)
+		if im.Contents != nil {
+			collectImages(l, object, prefix+where+": ", im.Contents, jobs)
+			continue
+		}
+		var data []byte
+		if im.ImageOffset >= 0 && binio.InRange(uint64(im.ImageOffset), uint64(im.ImageSize), uint64(len(l.in.data))) {
+			data = l.in.data[im.ImageOffset : im.ImageOffset+int64(im.ImageSize)]
+		}
+		add(where, DumpEntry{Kind: im.Kind, Triple: im.Triple, Arch: im.Arch, ImageKind: im.ImageKind, Size: int64(im.ImageSize)}, data)
+	}
+	entries := func(what string, es []DumpEntry) {
+		for _, e := range es {
+			where := fmt.Sprintf("%s entry %d", what, e.Index)
+			if e.Contents != nil {
+				collectImages(l, object, prefix+where+": ", e.Contents, jobs)
+				continue
+			}
+			if e.Kind == "host" {
+				continue // the host entry of a HIP bundle is empty
+			}
+			add(where, e, e.data)
+		}
+	}
+	for _, b := range c.Bundles {
+		entries(fmt.Sprintf("bundle %d", b.Index), b.Entries)
+	}
+	for _, f := range c.Fatbins {
+		entries(fmt.Sprintf("fatbin %d", f.Index), f.Entries)
+	}
+	for _, h := range c.HCF {
+		entries(fmt.Sprintf("hcf %d", h.Index), h.Entries)
+	}
+}
+
+// parseJobs parses the images in parallel. The payloads are slices of the
+// mapped input: only symbol tables, notes and descriptors are touched
+// unless dups asks for the code to be hashed.
+func parseJobs(jobs []kernelJob, dups, mapped bool, names *nameCache) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < min(runtime.GOMAXPROCS(0), max(len(jobs), 1)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				parseImage(jobs[i].img, jobs[i].data, dups, names)
+				if mapped {
+					// Drop the pages parsing touched (they are file
+					// pages: they fault back in if needed).
+					mmapfile.Release(jobs[i].data)
+				}
+			}
+		}()
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+func parseImage(img *KernelImage, data []byte, dups bool, names *nameCache) {
+	if len(data) == 0 {
+		return
+	}
+	if dups {
+		var d xxhash.Digest
+		d.Reset()
+		d.Write(data)
+		img.hash, img.hashed = d.Sum64(), true
+	}
+	if format.Identify(data) == format.KindBitcode {
+		img.CodeKind = "bitcode"
+		syms, err := bitcode.Symbols(data)
+		if err != nil {
+			img.Error = err.Error()
+			return
+		}
+		for _, s := range syms {
+			if s.IsUndefined() || !s.IsExecutable() {
+				continue
+			}
+			img.Functions = append(img.Functions, names.function(s.Name, false, 0, nil))
+		}
+		return
+	}
+	k, ok := codeobj.Identify(data)
+	if !ok {
+		img.Note = "not a code object: functions not listed"
+		return
+	}
+	o, err := codeobj.ParseKind(data, k)
+	if err != nil {
+		img.Error = err.Error()
+		return
+	}
+	img.CodeKind, img.Target = string(o.Kind), o.Target
+	for i := range o.Functions {
+		fn := &o.Functions[i]
+		kf := names.function(fn.Name, fn.Kernel, fn.Size, fn.Resources)
+		if dups {
+			if code := fn.Code(data); code != nil {
+				var d xxhash.Digest
+				d.Reset()
+				d.Write(code)
+				kf.hash = d.Sum64()
+			}
+		}
+		img.CodeBytes += fn.Size
+		img.Functions = append(img.Functions, kf)
+	}
+}
+
+// nameCache demangles each name once: the images of one library for
+// several arches share most names.
+type nameCache struct {
+	mu sync.Mutex
+	m  map[string][2]string
+}
+
+func (c *nameCache) function(name string, kernel bool, size int64, r *codeobj.Resources) KernelFunction {
+	c.mu.Lock()
+	v, ok := c.m[name]
+	c.mu.Unlock()
+	if !ok {
+		v = demangled(name)
+		c.mu.Lock()
+		c.m[name] = v
+		c.mu.Unlock()
+	}
+	return KernelFunction{Name: name, Demangled: v[0], Family: v[1], Kernel: kernel, Size: size, Resources: r}
+}
+
+// demangled is the demangled name and the family: the name without
+// template arguments and parameters.
+func demangled(name string) [2]string {
+	ast, err := demangle.ToAST(name)
+	if err != nil {
+		return [2]string{name, name}
+	}
+	return [2]string{demangle.ASTToString(ast), demangle.ASTToString(ast, demangle.NoTemplateParams, demangle.NoParams)}
+}
+
+func arch(img *KernelImage) string {
+	if img.Arch != "" {
+		return img.Arch
+	}
+	if img.Target != "" {
+		return img.Target
+	}
+	return img.Triple
+}
+
+func totals(rep *KernelsReport) KernelTotals {
+	byArch, byFam, byFile := map[string]*KernelTotal{}, map[[2]string]*KernelTotal{}, map[string]*KernelTotal{}
+	get := func(m map[string]*KernelTotal, k string) *KernelTotal {
+		if m[k] == nil {
+			m[k] = &KernelTotal{Key: k}
+		}
+		return m[k]
+	}
+	for _, f := range rep.Files {
+		ft := get(byFile, f.Path)
+		for i := range f.Images {
+			img := &f.Images[i]
+			a := arch(img)
+			at := get(byArch, a)
+			for _, t := range []*KernelTotal{at, ft} {
+				t.Images++
+				t.Stored += img.Size
+				t.Bytes += img.CodeBytes
+				t.Functions += len(img.Functions)
+			}
+			for _, fn := range img.Functions {
+				key := [2]string{fn.Family, a}
+				t := byFam[key]
+				if t == nil {
+					t = &KernelTotal{Key: fn.Family, Arch: a}
+					byFam[key] = t
+				}
+				t.Functions++
+				t.Bytes += fn.Size
+				if fn.Kernel {
+					t.Kernels++
+					at.Kernels++
+					ft.Kernels++
+				}
+			}
+		}
+	}
+	list := func(m map[string]*KernelTotal) []KernelTotal {
+		out := []KernelTotal{}
+		for _, t := range m {
+			out = append(out, *t)
+		}
+		sortTotals(out)
+		return out
+	}
+	fams := []KernelTotal{}
+	for _, t := range byFam {
+		fams = append(fams, *t)
+	}
+	sortTotals(fams)
+	return KernelTotals{ByArch: list(byArch), ByFamily: fams, ByFile: list(byFile)}
+}
+
+func sortTotals(t []KernelTotal) {
+	sort.Slice(t, func(i, j int) bool {
+		if t[i].Bytes != t[j].Bytes {
+			return t[i].Bytes > t[j].Bytes
+		}
+		if t[i].Key != t[j].Key {
+			return t[i].Key < t[j].Key
+		}
+		return t[i].Arch < t[j].Arch
+	})
+}
+
+// kernelRow is one function with where it is.
+type kernelRow struct {
+	file string
+	img  *KernelImage
+	fn   *KernelFunction
+}
+
+func rows(rep *KernelsReport) []kernelRow {
+	var out []kernelRow
+	for fi := range rep.Files {
+		f := &rep.Files[fi]
+		for i := range f.Images {
+			for j := range f.Images[i].Functions {
+				out = append(out, kernelRow{f.Path, &f.Images[i], &f.Images[i].Functions[j]})
+			}
+		}
+	}
+	return out
+}
+
+func res(fn *KernelFunction) codeobj.Resources {
+	if fn.Resources == nil {
+		return codeobj.Resources{}
+	}
+	return *fn.Resources
+}
+
+func sortRows(rs []kernelRow, by string) {
+	key := func(r kernelRow) int64 {
+		x := res(r.fn)
+		switch by {
+		case "regs":
+			return max(x.VGPRs+x.AGPRs, x.Registers)
+		case "lds":
+			return x.LDS
+		case "scratch":
+			return x.Scratch
+		}
+		return r.fn.Size
+	}
+	sort.SliceStable(rs, func(i, j int) bool {
+		if by != "name" {
+			if a, b := key(rs[i]), key(rs[j]); a != b {
+				return a > b
+			}
+		}
+		if rs[i].fn.Demangled != rs[j].fn.Demangled {
+			return rs[i].fn.Demangled < rs[j].fn.Demangled
+		}
+		return arch(rs[i].img) < arch(rs[j].img)
+	})
+}
+
+// table writes aligned columns: numeric columns right-aligned, the last
+// column as is.
+func table(w io.Writer, header []string, rows [][]string) {
+	width := make([]int, len(header))
+	numeric := make([]bool, len(header))
+	for i := range numeric {
+		numeric[i] = true
+	}
+	for _, r := range rows {
+		for i, c := range r {
+			numeric[i] = numeric[i] && strings.Trim(c, "0123456789-+/") == ""
+		}
+	}
+	for _, r := range append([][]string{header}, rows...) {
+		for i, c := range r[:len(r)-1] {
+			width[i] = max(width[i], len(c))
+		}
+	}
+	for _, r := range append([][]string{header}, rows...) {
+		var sb strings.Builder
+		for i, c := range r[:len(r)-1] {
+			if numeric[i] {
+				fmt.Fprintf(&sb, "%*s  ", width[i], c)
+			} else {
+				fmt.Fprintf(&sb, "%-*s  ", width[i], c)
+			}
+		}
+		sb.WriteString(r[len(r)-1])
+		fmt.Fprintln(w, strings.TrimRight(sb.String(), " "))
+	}
+}
+
+func num(v int64) string {
+	if v == 0 {
+		return "-"
+	}
+	return fmt.Sprint(v)
+}
+
+func printKernels(w io.Writer, rep *KernelsReport, opt KernelsOptions) {
+	// Images.
+	var ir [][]string
+	for _, f := range rep.Files {
+		for i := range f.Images {
+			img := &f.Images[i]
+			what := img.CodeKind
+			if what == "" {
+				what = img.ImageKind
+			}
+			unc := "-"
+			if img.Uncompressed > 0 {
+				unc = fmt.Sprint(img.Uncompressed)
+			}
+			note := img.Note
+			if img.Error != "" {
+				note = "error: " + img.Error
+			}
+			ir = append(ir, []string{arch(img), what, fmt.Sprint(img.Size), unc, fmt.Sprint(len(img.Functions)), fmt.Sprint(img.CodeBytes),
+				strings.TrimSpace(img.Object + ": " + img.Container + " " + note)})
+		}
+	}
+	fmt.Fprintf(w, "IMAGES (%d)\n", len(ir))
+	table(w, []string{"ARCH", "KIND", "STORED", "UNCOMPRESSED", "FUNCS", "CODE", "WHERE"}, ir)
+
+	// Functions, or families.
+	rs := rows(rep)
+	if opt.Families {
+		type fam struct {
+			arch, name      string
+			n, kernels      int
+			bytes, maxBytes int64
+		}
+		m := map[[2]string]*fam{}
+		for _, r := range rs {
+			k := [2]string{arch(r.img), r.fn.Family}
+			if m[k] == nil {
+				m[k] = &fam{arch: k[0], name: k[1]}
+			}
+			f := m[k]
+			f.n++
+			f.bytes += r.fn.Size
+			f.maxBytes = max(f.maxBytes, r.fn.Size)
+			if r.fn.Kernel {
+				f.kernels++
+			}
+		}
+		var fs []*fam
+		for _, f := range m {
+			fs = append(fs, f)
+		}
+		sort.Slice(fs, func(i, j int) bool {
+			if fs[i].bytes != fs[j].bytes {
+				return fs[i].bytes > fs[j].bytes
+			}
+			return fs[i].name+fs[i].arch < fs[j].name+fs[j].arch
+		})
+		if opt.Top > 0 && len(fs) > opt.Top {
+			fs = fs[:opt.Top]
+		}
+		var fr [][]string
+		for _, f := range fs {
+			fr = append(fr, []string{fmt.Sprint(f.bytes), f.arch, fmt.Sprint(f.n), fmt.Sprint(f.kernels), fmt.Sprint(f.maxBytes), f.name})
+		}
+		fmt.Fprintf(w, "\nFAMILIES (%d)\n", len(m))
+		table(w, []string{"BYTES", "ARCH", "FUNCS", "KERNELS", "LARGEST", "FAMILY"}, fr)
+	} else {
+		sortRows(rs, opt.Sort)
+		n := len(rs)
+		if opt.Top > 0 && len(rs) > opt.Top {
+			rs = rs[:opt.Top]
+		}
+		var kr [][]string
+		for _, r := range rs {
+			x := res(r.fn)
+			regs := "-"
+			switch {
+			case x.Registers > 0:
+				regs = fmt.Sprint(x.Registers)
+			case x.SGPRs+x.VGPRs > 0:
+				regs = fmt.Sprintf("%d/%d/%d", x.SGPRs, x.VGPRs, x.AGPRs)
+			}
+			spills := "-"
+			if x.SGPRSpills+x.VGPRSpills > 0 {
+				spills = fmt.Sprintf("%d/%d", x.SGPRSpills, x.VGPRSpills)
+			}
+			k := "func"
+			if r.fn.Kernel {
+				k = "kernel"
+			}
+			kr = append(kr, []string{fmt.Sprint(r.fn.Size), arch(r.img), k, regs, num(x.LDS), num(x.Scratch), spills, num(x.MaxThreads), r.fn.Demangled})
+		}
+		fmt.Fprintf(w, "\nFUNCTIONS (%d", n)
+		if len(rs) < n {
+			fmt.Fprintf(w, ", top %d by %s", len(rs), orDefault(opt.Sort, "size"))
+		}
+		fmt.Fprintln(w, ")")
+		table(w, []string{"SIZE", "ARCH", "TYPE", "REGS", "LDS", "SCRATCH", "SPILLS", "MAXTHR", "NAME"}, kr)
+	}
+
+	// Totals.
+	var tr [][]string
+	for _, t := range rep.Totals.ByArch {
+		tr = append(tr, []string{fmt.Sprint(t.Bytes), fmt.Sprint(t.Stored), fmt.Sprint(t.Images), fmt.Sprint(t.Functions), fmt.Sprint(t.Kernels), t.Key})
+	}
+	fmt.Fprintln(w, "\nTOTALS BY ARCH")
+	table(w, []string{"BYTES", "STORED", "IMAGES", "FUNCS", "KERNELS", "ARCH"}, tr)
+	tr = nil
+	for _, t := range rep.Totals.ByFile {
+		tr = append(tr, []string{fmt.Sprint(t.Bytes), fmt.Sprint(t.Stored), fmt.Sprint(t.Images), fmt.Sprint(t.Functions), fmt.Sprint(t.Kernels), t.Key})
+	}
+	fmt.Fprintln(w, "\nTOTALS BY FILE")
+	table(w, []string{"BYTES", "STORED", "IMAGES", "FUNCS", "KERNELS", "FILE"}, tr)
+	if d := rep.Duplicates; d != nil {
+		printDuplicates(w, d, opt.Top)
+	}
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// writeTreemap writes the HTML treemap atomically.
+func writeTreemap(env *Env, path string, rep *KernelsReport) error {
+	page, err := treemapHTML(rep)
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(env.path(path), env.Stdout, func(w io.Writer) error { _, err := w.Write(page); return err }); err != nil {
+		return fmt.Errorf("'%s': %s", path, errText(err))
+	}
+	return nil
+}

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package packager
+
+func adviseRandom(b []byte) {}
