@@ -69,7 +69,7 @@ func parseCOFF(buf []byte) (*coffFile, error) {
 		f.symPtr = c.U32("PointerToSymbolTable")
 		f.nsyms = c.U32("NumberOfSymbols")
 		if err := c.Err(); err != nil {
-			return nil, wrap(err)
+			return nil, format.CursorError(err, "")
 		}
 		if ver < 2 {
 			return nil, format.Errorf(4, format.ErrUnsupported, "bigobj version %d", ver)
@@ -93,7 +93,7 @@ func parseCOFF(buf []byte) (*coffFile, error) {
 		f.chars = c.U16("Characteristics")
 		c.Skip(f.optSize, "optional header")
 		if err := c.Err(); err != nil {
-			return nil, wrap(err)
+			return nil, format.CursorError(err, "")
 		}
 	}
 	switch o.Machine {

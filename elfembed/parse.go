@@ -147,14 +147,6 @@ func Parse(buf []byte) (*Object, error) {
 	return nil, format.Errorf(0, format.ErrMagic, "not an ELF or COFF object")
 }
 
-// wrap converts a binio error into a FormatError.
-func wrap(err error) error {
-	if be, ok := err.(*binio.Error); ok {
-		return &format.FormatError{Off: be.Off, Msg: be.Msg, Err: format.ErrTruncated}
-	}
-	return err
-}
-
 // elfShdr is the full decoded section header (64-bit model).
 type elfShdr struct {
 	name      uint32
@@ -229,7 +221,7 @@ func parseELF(buf []byte) (*elfFile, error) {
 	shnum = int(c.U16("e_shnum"))
 	f.shstrndx = int(c.U16("e_shstrndx"))
 	if err := c.Err(); err != nil {
-		return nil, wrap(err)
+		return nil, format.CursorError(err, "")
 	}
 	want := 64
 	if o.Class == 32 {

@@ -44,6 +44,18 @@ func Errorf(off int64, sentinel error, format string, args ...any) error {
 	return &FormatError{Off: off, Msg: fmt.Sprintf(format, args...), Err: sentinel}
 }
 
+// CursorError converts an error of a binio.Cursor or binio.ReadAtCapped
+// (a field or read that runs past the end) into a *FormatError with the
+// same offset and message, prefix added before the message, wrapping
+// ErrTruncated. Any other error, and nil, is returned unchanged.
+func CursorError(err error, prefix string) error {
+	var be *binio.Error
+	if errors.As(err, &be) {
+		return &FormatError{Off: be.Off, Msg: prefix + be.Msg, Err: ErrTruncated}
+	}
+	return err
+}
+
 // PathError prefixes an error with the container path once per boundary:
 // "libfoo.a(bar.o): section .llvm.offloading: ...".
 type PathError struct {

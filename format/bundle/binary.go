@@ -3,7 +3,6 @@ package bundle
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -73,7 +72,27 @@ func ParseLenient(buf []byte) (*Bundle, error) {
 	return parseBinary(buf, true)
 }
 
+// ParseHead parses the header of a binary bundle of total bytes from
+// prefix, its first bytes, once HeaderLen(prefix, total) reports ok: the
+// Bundle Parse (or, lenient, ParseLenient) would return for the whole
+// bundle, except that an entry's Data is set only when prefix holds all
+// of it. It lets a streamed bundle be listed without the rest of it.
+func ParseHead(prefix []byte, total int64, lenient bool) (*Bundle, error) {
+	prefix = prefix[:min(int64(len(prefix)), max(total, 0))]
+	b, err := parseBinaryIn(prefix, total, lenient)
+	if err != nil && !lenient {
+		return nil, err
+	}
+	return b, err
+}
+
 func parseBinary(buf []byte, lenient bool) (*Bundle, error) {
+	return parseBinaryIn(buf, int64(len(buf)), lenient)
+}
+
+// parseBinaryIn parses a bundle of total bytes whose first len(buf) bytes
+// are buf (the header must lie within buf).
+func parseBinaryIn(buf []byte, total int64, lenient bool) (*Bundle, error) {
 	b := &Bundle{}
 	if !bytes.HasPrefix(buf, Magic) {
 		if len(buf) < len(Magic) {
@@ -85,13 +104,13 @@ func parseBinary(buf []byte, lenient bool) (*Bundle, error) {
 	c.Skip(len(Magic), "magic")
 	n := c.U64("number of bundles")
 	if c.Err() != nil {
-		return b, wrapCursor(c.Err())
+		return b, format.CursorError(c.Err(), "")
 	}
 	// Each table entry takes at least 24 bytes. (The reference reads as
 	// many as fit, so the lenient mode does too; the loop is bounded by
 	// the buffer either way.)
-	if !lenient && n > uint64(c.Remaining()/24) {
-		return b, format.Errorf(24, format.ErrTruncated, "%d entries do not fit in %d bytes", n, len(buf))
+	if !lenient && n > uint64(total-c.Off())/24 {
+		return b, format.Errorf(24, format.ErrTruncated, "%d entries do not fit in %d bytes", n, total)
 	}
 	b.End = int64(len(Magic) + 8)
 	for i := uint64(0); i < n; i++ {
@@ -100,16 +119,23 @@ func parseBinary(buf []byte, lenient bool) (*Bundle, error) {
 		size := c.U64("entry size")
 		idLen := c.U64("entry ID length")
 		if c.Err() != nil {
-			return b, wrapEntry(i, c.Err())
+			return b, format.CursorError(c.Err(), fmt.Sprintf("entry %d: ", i))
 		}
-		if idLen > uint64(c.Remaining()) {
+		if idLen > uint64(total-c.Off()) {
 			return b, format.Errorf(c.Off(), format.ErrTruncated, "entry %d: ID of %d bytes runs past end", i, idLen)
 		}
 		id := string(c.Bytes(int(idLen), "entry ID"))
-		if off == 0 || !binio.InRange(off, size, uint64(len(buf))) {
-			return b, format.Errorf(start, format.ErrTruncated, "entry %d (%s): data [%#x, +%#x) outside the %d-byte bundle", i, id, off, size, len(buf))
+		if c.Err() != nil {
+			return b, format.CursorError(c.Err(), fmt.Sprintf("entry %d: ", i))
 		}
-		b.Entries = append(b.Entries, Entry{ID: id, Offset: int64(off), Size: int64(size), Data: buf[off : off+size : off+size]})
+		if off == 0 || !binio.InRange(off, size, uint64(total)) {
+			return b, format.Errorf(start, format.ErrTruncated, "entry %d (%s): data [%#x, +%#x) outside the %d-byte bundle", i, id, off, size, total)
+		}
+		e := Entry{ID: id, Offset: int64(off), Size: int64(size)}
+		if off+size <= uint64(len(buf)) {
+			e.Data = buf[off : off+size : off+size]
+		}
+		b.Entries = append(b.Entries, e)
 		b.End = max(b.End, int64(off+size))
 	}
 	b.HeaderSize = c.Off()
@@ -156,22 +182,6 @@ func HeaderLen(prefix []byte, total int64) (n int64, ok bool) {
 		}
 	}
 	return pos, true
-}
-
-func wrapCursor(err error) error {
-	var be *binio.Error
-	if errors.As(err, &be) {
-		return &format.FormatError{Off: be.Off, Msg: be.Msg, Err: format.ErrTruncated}
-	}
-	return err
-}
-
-func wrapEntry(i uint64, err error) error {
-	var be *binio.Error
-	if errors.As(err, &be) {
-		return &format.FormatError{Off: be.Off, Msg: fmt.Sprintf("entry %d: %s", i, be.Msg), Err: format.ErrTruncated}
-	}
-	return err
 }
 
 // Input is one entry to write. Data must yield exactly Size bytes.

@@ -180,13 +180,6 @@ func Open(name string) ([]*File, error) {
 	return files, nil
 }
 
-func cursorErr(err error) error {
-	if be, ok := err.(*binio.Error); ok {
-		return &format.FormatError{Off: be.Off, Msg: be.Msg, Err: format.ErrTruncated}
-	}
-	return err
-}
-
 func parseOne(buf []byte, off int) (*File, error) {
 	c := binio.NewCursor(buf[off:], int64(off))
 	magic := c.U32("fatbin magic")
@@ -194,7 +187,7 @@ func parseOne(buf []byte, off int) (*File, error) {
 	hsize := c.U16("fatbin header size")
 	size := c.U64("fatbin size")
 	if err := c.Err(); err != nil {
-		return nil, cursorErr(err)
+		return nil, format.CursorError(err, "")
 	}
 	base := int64(off)
 	if magic != Magic {
@@ -250,7 +243,7 @@ func parseEntry(buf []byte, pos int) (Entry, int, error) {
 	e.Reserved = c.U64("entry reserved")
 	usize := c.U64("entry uncompressed size")
 	if err := c.Err(); err != nil {
-		return Entry{}, 0, cursorErr(err)
+		return Entry{}, 0, format.CursorError(err, "")
 	}
 	avail := uint64(len(buf) - pos)
 	if hsize < EntryHeaderSize || uint64(hsize) > avail {

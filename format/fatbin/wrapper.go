@@ -39,7 +39,7 @@ func ParseWrapper(b []byte) (*Wrapper, error) {
 		Aux:     c.U64("wrapper aux pointer"),
 	}
 	if err := c.Err(); err != nil {
-		return nil, cursorErr(err)
+		return nil, format.CursorError(err, "")
 	}
 	if w.Magic != WrapperMagic {
 		return nil, format.Errorf(0, format.ErrMagic, "fatbin: wrapper magic 0x%08x, want 0x%08x", w.Magic, uint32(WrapperMagic))
