@@ -126,6 +126,9 @@ func Link(ctx context.Context, o *Options, env *Env) ([]Image, error) {
 	if o.IROutputOnly {
 		return nil, errors.New("--ir-output-only writes files: use Run")
 	}
+	if o.PruneToKernels {
+		return nil, errors.New("--prune-to-kernels writes an IR module: use Run")
+	}
 	var imgs []Image
 	err := start(ctx, o, env, func(d *driver, res []*partResult) error {
 		imgs = d.images(res)
@@ -434,6 +437,9 @@ func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) er
 		return err
 	}
 	endModel()
+	if o.PruneToKernels {
+		return d.prune(ctx, m)
+	}
 	endSplit := d.env.Phases.Begin("split", "")
 	sopts := split.Options{Mode: o.SplitMode, KernelsOnly: o.KernelsOnly, Origin: origin}
 	parts := m.Split(sopts)

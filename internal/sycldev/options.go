@@ -47,8 +47,9 @@ var optionList = []optable.Option{
 	{ID: "split_alias1", Prefixes: dd, Name: "sycl-module-split-mode=", Kind: optable.Joined, Alias: "split", Hidden: true, Flags: Extension},
 	{ID: "split_alias2", Prefixes: dd, Name: "split=", Kind: optable.Joined, Alias: "split", Hidden: true, Flags: Extension},
 	{ID: "spec_const", Prefixes: dd, Name: "spec-const=", Kind: optable.Joined, MetaVar: "native|emulation|default", Flags: Extension, Help: "Specialization constant lowering (default: leave the calls alone)"},
+	{ID: "prune_to_kernels", Prefixes: dd, Name: "prune-to-kernels", Kind: optable.Flag, Flags: Extension, Help: "Write the linked module with only the kernels and what they reach (HIP stdpar's accelerator-code selection; linkage kept, nothing split or compiled) to -o: bitcode, or text with -S"},
 	{ID: "ir_output_only", Prefixes: dd, Name: "ir-output-only", Kind: optable.Flag, Flags: Extension, Help: "Stop after post-link: write the split modules with their .prop and .sym files and a .table at -o"},
-	{ID: "S", Prefixes: d1, Name: "S", Kind: optable.Flag, Flags: Extension, Help: "With --ir-output-only, write textual IR (.ll) instead of bitcode"},
+	{ID: "S", Prefixes: d1, Name: "S", Kind: optable.Flag, Flags: Extension, Help: "With --ir-output-only or --prune-to-kernels, write textual IR (.ll) instead of bitcode"},
 	{ID: "no_props", Prefixes: dd, Name: "no-properties", Kind: optable.Flag, Flags: Extension, Help: "With --ir-output-only, write no .prop files (and no Properties column)"},
 	{ID: "no_syms", Prefixes: dd, Name: "no-symbols", Kind: optable.Flag, Flags: Extension, Help: "With --ir-output-only, write no .sym files (and no Symbols column)"},
 	{ID: "out_dir", Prefixes: dd, Name: "out-dir=", Kind: optable.Joined, MetaVar: "<dir>", Flags: Extension, Help: "Directory for the split modules (default: the directory of -o)"},
@@ -119,6 +120,10 @@ type Options struct {
 	SPIRVVal        bool
 	SPIRVExt        string
 	Jobs            int
+
+	// PruneToKernels writes the linked module pruned to the kernels'
+	// closure (split.(*Module).KeepReachable) instead of images.
+	PruneToKernels bool
 }
 
 // UsageError is a command-line error.
@@ -204,6 +209,8 @@ func ParseArgs(args []string) (*Options, error) {
 			}
 		case "ir_output_only":
 			o.IROutputOnly = true
+		case "prune_to_kernels":
+			o.PruneToKernels = true
 		case "S":
 			o.TextIR = true
 		case "no_props":
@@ -247,6 +254,17 @@ func ParseArgs(args []string) (*Options, error) {
 				return nil, &UsageError{Msg: fmt.Sprintf("invalid value '%s' for -j (a positive integer)", v)}
 			}
 			o.Jobs = n
+		}
+	}
+	if o.PruneToKernels {
+		for _, c := range []struct {
+			set  bool
+			name string
+		}{{o.IROutputOnly, "--ir-output-only"}, {o.SplitMode != split.ModeNone, "--module-split-mode=" + o.SplitMode.String()},
+			{o.SpecConst != SpecConstNone, "--spec-const"}} {
+			if c.set {
+				return nil, &UsageError{Msg: "--prune-to-kernels writes one IR module: it cannot be combined with " + c.name}
+			}
 		}
 	}
 	return o, nil

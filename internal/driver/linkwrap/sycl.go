@@ -93,8 +93,8 @@ func (d *driver) syclLink(ctx context.Context, j *linkJob) error {
 	if err != nil {
 		return fmt.Errorf("SYCL device link for %s: %w", groupName(j.g.key), err)
 	}
-	if o.Help || o.Version || o.IROutputOnly {
-		return fmt.Errorf("SYCL device link for %s: --help, --version and --ir-output-only cannot be forwarded to the in-process sycl-linker", groupName(j.g.key))
+	if o.Help || o.Version || o.IROutputOnly || o.PruneToKernels {
+		return fmt.Errorf("SYCL device link for %s: --help, --version, --ir-output-only and --prune-to-kernels cannot be forwarded to the in-process sycl-linker", groupName(j.g.key))
 	}
 	runner := d.env.Runner
 	if runner == nil {

@@ -1,6 +1,7 @@
 package linkwrap
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -183,5 +184,19 @@ func TestSYCLRunsOnPocl(t *testing.T) {
 				assert.Empty(t, left, "the runtime removes its temporary files")
 			})
 		}
+	}
+}
+
+// TestSYCLLinkRefusesPrune: sycl-linker options that write files instead of
+// images cannot come through -Xoffload-linker; nothing runs and nothing is
+// written.
+func TestSYCLLinkRefusesPrune(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "dev.img")
+	for _, opt := range []string{"--prune-to-kernels", "--ir-output-only"} {
+		d := &driver{opt: &Options{DeviceLinker: []string{opt}}}
+		err := d.syclLink(context.Background(), &linkJob{g: &group{key: groupKey{"spirv64-unknown-unknown", ""}}, img: img})
+		require.Error(t, err, opt)
+		assert.Equal(t, "SYCL device link for spirv64-unknown-unknown: --help, --version, --ir-output-only and --prune-to-kernels cannot be forwarded to the in-process sycl-linker", err.Error())
+		assert.NoFileExists(t, img)
 	}
 }
