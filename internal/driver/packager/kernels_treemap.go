@@ -143,7 +143,10 @@ function draw(node, path){
     svg.appendChild(g);
   });
 }
-draw(tree, [tree]);
+// Start below levels with a single child (one file, one container).
+let start = tree, path = [tree];
+while(start.c && start.c.length === 1 && start.c[0].c && start.c[0].c.length){ start = start.c[0]; path.push(start); }
+draw(start, path);
 document.body.setAttribute("data-rendered", "ok");
 </script>
 </body></html>
