@@ -2,67 +2,12 @@ package elfembed
 
 import (
 	"encoding/binary"
-	"slices"
-	"strings"
 
 	"github.com/offload-kit/offload-kit/format"
 )
 
-// llvmStringTable lays out names as LLVM's StringTableBuilder does for
-// ELF (the order llvm-objcopy writes every string table in): a leading
-// NUL, then the names sorted by their reversed bytes, descending, a name
-// that ends another sorted before it, each name that is a suffix of the
-// last one written sharing its bytes (tail merging). The empty name is
-// offset 0.
-func llvmStringTable(names []string) ([]byte, map[string]uint32) {
-	uniq := map[string]bool{}
-	var list []string
-	for _, n := range names {
-		if n != "" && !uniq[n] {
-			uniq[n] = true
-			list = append(list, n)
-		}
-	}
-	slices.SortFunc(list, func(a, b string) int { return -compareReversed(a, b) })
-	table := []byte{0}
-	offs := map[string]uint32{"": 0}
-	prev := ""
-	for _, s := range list {
-		if strings.HasSuffix(prev, s) {
-			offs[s] = uint32(len(table) - len(s) - 1)
-			continue
-		}
-		offs[s] = uint32(len(table))
-		table = append(append(table, s...), 0)
-		prev = s
-	}
-	return table, offs
-}
-
-// compareReversed compares a and b from their last bytes backwards; a
-// string that runs out first is the smaller.
-func compareReversed(a, b string) int {
-	for i := 1; ; i++ {
-		switch {
-		case i > len(a) && i > len(b):
-			return 0
-		case i > len(a):
-			return -1
-		case i > len(b):
-			return 1
-		}
-		ca, cb := a[len(a)-i], b[len(b)-i]
-		if ca != cb {
-			if ca < cb {
-				return -1
-			}
-			return 1
-		}
-	}
-}
-
 // rebuildStringTables gives every string table that section or symbol
-// names live in LLVM's layout (see llvmStringTable), rewriting sh_name and
+// names live in LLVM's layout (see format.StringTable), rewriting sh_name and
 // st_name to match. strtab(i) returns the current contents of the string
 // table with old index i.
 func rebuildStringTables(f *elfFile, outs []*elfOut, byOld []*elfOut, strtab func(int) []byte, bo binary.ByteOrder, is64 bool) error {
@@ -114,18 +59,18 @@ func rebuildStringTables(f *elfFile, outs []*elfOut, byOld []*elfOut, strtab fun
 				names = append(names, n)
 			}
 		}
-		table, offs := llvmStringTable(names)
+		table, offs := format.StringTable(names)
 		for _, u := range users {
 			if u.data == nil {
 				for _, so := range outs {
 					n, _ := cstr(cur, so.hdr.name)
-					so.hdr.name = offs[n]
+					so.hdr.name = uint32(offs[n])
 				}
 				continue
 			}
 			for k := 0; k < len(u.data); k += ent {
 				n, _ := cstr(cur, bo.Uint32(u.data[k:]))
-				bo.PutUint32(u.data[k:], offs[n])
+				bo.PutUint32(u.data[k:], uint32(offs[n]))
 			}
 			u.so.pieces = []piece{{b: u.data}}
 		}

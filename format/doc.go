@@ -1,6 +1,7 @@
 // Package format is the shared vocabulary of offload-kit: image and offload
-// kinds, magic-byte identification, and the error type every container
-// codec returns. It imports nothing but the standard library and
+// kinds, magic-byte identification, the error type every container codec
+// returns, and LLVM's tail-merged string table (StringTable), which the
+// OffloadBinary writer and the object rewriter share. It imports nothing but the standard library and
 // internal/binio, so every codec package can depend on it.
 //
 // Formats: docs/formats/offload-binary.md §2 (enumerations),

@@ -126,12 +126,12 @@ func TestWriteV1Streams(t *testing.T) {
 
 func TestStrtabTailMerge(t *testing.T) {
 	// Spec §4 example.
-	st := buildStrtab([]string{"triple", "x86_64-unknown-linux-gnu", "arch", "gnu", "x", "linux-gnu", "y", "u"})
-	assert.Equal(t, "\x00y\x00x\x00x86_64-unknown-linux-gnu\x00arch\x00triple\x00", string(st.data))
+	data, off := format.StringTable([]string{"triple", "x86_64-unknown-linux-gnu", "arch", "gnu", "x", "linux-gnu", "y", "u"})
+	assert.Equal(t, "\x00y\x00x\x00x86_64-unknown-linux-gnu\x00arch\x00triple\x00", string(data))
 	base := uint64(5)
-	assert.Equal(t, base+uint64(len("x86_64-unknown-linux-gnu")-len("linux-gnu")), st.off["linux-gnu"])
-	assert.Equal(t, base+uint64(len("x86_64-unknown-linux-gnu")-1), st.off["u"])
-	assert.Equal(t, uint64(0), st.off[""])
+	assert.Equal(t, base+uint64(len("x86_64-unknown-linux-gnu")-len("linux-gnu")), off["linux-gnu"])
+	assert.Equal(t, base+uint64(len("x86_64-unknown-linux-gnu")-1), off["u"])
+	assert.Equal(t, uint64(0), off[""])
 }
 
 func TestRoundTripV1(t *testing.T) {

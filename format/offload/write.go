@@ -77,21 +77,21 @@ func HeaderV1(img *Image, imageSize uint64) []byte {
 	for _, kv := range kvs {
 		strs = append(strs, kv.Key, kv.Value)
 	}
-	st := buildStrtab(strs)
+	table, off := format.StringTable(strs)
 	n := uint64(len(kvs))
 	strOff := uint64(headerSizeV1 + entrySize)
 	tabOff := strOff + stringEntrySizeV1*n
-	imgOff := binio.Align(tabOff+uint64(len(st.data)), 8)
+	imgOff := binio.Align(tabOff+uint64(len(table)), 8)
 	size := binio.Align(imgOff+imageSize, 8)
 
 	b := make([]byte, 0, imgOff)
 	b = appendHeader(b, 1, size, headerSizeV1, entrySize)
 	b = appendEntry(b, img, strOff, n, imgOff, imageSize)
 	for _, kv := range kvs {
-		b = le.AppendUint64(b, tabOff+st.off[kv.Key])
-		b = le.AppendUint64(b, tabOff+st.off[kv.Value])
+		b = le.AppendUint64(b, tabOff+off[kv.Key])
+		b = le.AppendUint64(b, tabOff+off[kv.Value])
 	}
-	b = append(b, st.data...)
+	b = append(b, table...)
 	return appendZeros(b, imgOff-uint64(len(b)))
 }
 
@@ -151,10 +151,10 @@ func appendMulti(dst []byte, imgs []*Image, version uint32, hdrSize uint64) ([]b
 		nstr += uint64(len(kvss[i]))
 		imgTotal += uint64(len(img.Image))
 	}
-	st := buildStrtab(strs)
+	table, off := format.StringTable(strs)
 	entriesSize := entrySize * uint64(len(imgs))
 	tabOff := hdrSize + entriesSize + stringEntrySizeV2*nstr
-	dataOff := binio.Align(tabOff+uint64(len(st.data)), 8)
+	dataOff := binio.Align(tabOff+uint64(len(table)), 8)
 	size := binio.Align(dataOff+imgTotal, 8)
 
 	start := len(dst)
@@ -171,12 +171,12 @@ func appendMulti(dst []byte, imgs []*Image, version uint32, hdrSize uint64) ([]b
 	}
 	for _, kvs := range kvss {
 		for _, kv := range kvs {
-			dst = le.AppendUint64(dst, tabOff+st.off[kv.Key])
-			dst = le.AppendUint64(dst, tabOff+st.off[kv.Value])
+			dst = le.AppendUint64(dst, tabOff+off[kv.Key])
+			dst = le.AppendUint64(dst, tabOff+off[kv.Value])
 			dst = le.AppendUint64(dst, uint64(len(kv.Value)))
 		}
 	}
-	dst = append(dst, st.data...)
+	dst = append(dst, table...)
 	dst = appendZeros(dst, dataOff-uint64(len(dst)-start))
 	for _, img := range imgs {
 		dst = append(dst, img.Image...)
