@@ -378,9 +378,10 @@ func (c *config) externalZstd(env *Env) func(io.Writer, io.Reader, int64, int) e
 		return nil
 	}
 	return func(dst io.Writer, src io.Reader, size int64, level int) error {
-		// Below 17, zstd's worker jobs cost 5–10% against the reference's
-		// single stream; from 17 they cost nothing measurable.
-		threads := "-T1"
+		// Below 17, zstd's worker jobs (even -T1's one worker) cost 5–12%
+		// against the reference's single stream; from 17 they cost
+		// nothing measurable.
+		threads := "--single-thread"
 		if level >= 17 {
 			threads = "-T0"
 		}
