@@ -118,7 +118,10 @@ func syclPoclTranscript(t *testing.T, mode, out string) int {
 }
 
 // syclPipelines lists the ways the SYCL device link can run, each as the
-// environment that selects it.
+// environment that selects it: OFFLOAD_KIT_LLVM=process runs LLVM's
+// programs as child processes, auto runs LLVM in the tool's helper
+// processes when a compatible libLLVM is found (internal/llvmpool). Until
+// the SYCL pipeline reads OFFLOAD_KIT_LLVM, both run child processes.
 func syclPipelines() []struct {
 	name string
 	env  []string
@@ -126,7 +129,7 @@ func syclPipelines() []struct {
 	return []struct {
 		name string
 		env  []string
-	}{{"child-process", nil}}
+	}{{"child-process", []string{"OFFLOAD_KIT_LLVM=process"}}, {"in-process", []string{"OFFLOAD_KIT_LLVM=auto"}}}
 }
 
 // TestSYCLRunsOnPocl links a SYCL program of USM kernels (testdata/sycl-pocl:
