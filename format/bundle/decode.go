@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"io"
 	"math"
 	"sync/atomic"
 	"time"
@@ -86,6 +87,50 @@ func DecodeTo(blob []byte, o DecodeOptions, sink Sink) (Header, error) {
 	return h, nil
 }
 
+// WriteAtSink returns a Sink that writes each piece at its offset to w,
+// except stretches of zeros (whole 64 KiB blocks, or pieces that are all
+// zero): when w is a file that starts empty and is truncated to the full
+// size at the end, they are holes, so a bomb of zeros costs neither disk
+// nor time.
+func WriteAtSink(w io.WriterAt) Sink {
+	const blk = len(zeroBlock)
+	return func(off int64, p []byte) error {
+		for len(p) > 0 {
+			n := min(len(p), blk-int(off%int64(blk)))
+			if !allZero(p[:n]) {
+				// Write the run of non-zero blocks at once.
+				for n < len(p) {
+					m := min(len(p)-n, blk)
+					if allZero(p[n : n+m]) {
+						break
+					}
+					n += m
+				}
+				if _, err := w.WriteAt(p[:n], off); err != nil {
+					return err
+				}
+			}
+			off += int64(n)
+			p = p[n:]
+		}
+		return nil
+	}
+}
+
+// zeroBlock is compared against, never written.
+var zeroBlock [64 << 10]byte
+
+func allZero(p []byte) bool {
+	for len(p) > 0 {
+		n := min(len(p), len(zeroBlock))
+		if !bytes.Equal(p[:n], zeroBlock[:n]) {
+			return false
+		}
+		p = p[n:]
+	}
+	return true
+}
+
 type sinkWriter struct {
 	sink Sink
 	off  int64
@@ -107,6 +152,10 @@ const (
 	followMax   = 4 << 20 // and at most this much
 	followPoll  = 200 * time.Microsecond
 	dropInputAt = 4 << 20 // release the compressed input every so often
+	// decodeLag bounds how far the decoder runs ahead of the sink. With
+	// the history (one frame window: 128 MiB as the reference writes, at
+	// most zstdpipe's 2 GiB limit) it bounds the resident output.
+	decodeLag = 32 << 20
 )
 
 // decodeWindowed is DecodeTo's zstd path for large outputs. done is false
@@ -189,6 +238,14 @@ func decodeWindowed(h Header, payload []byte, o DecodeOptions, sink Sink) (done 
 			// dead: its pages are moved ahead of the decoder to be written
 			// again, instead of being freed and faulted back in zeroed.
 			rc.recycle(min(int(written.Load()), int(prog.Keep.Load())), out+zstdpipe.Slack)
+			// The decoder may run at most decodeLag ahead of the sink:
+			// what is decoded and not yet handed over is resident, and an
+			// RLE block decodes 128 KiB from 4 bytes far faster than any
+			// sink writes it (a 125 KB bomb would otherwise be GiBs of
+			// resident output, however bounded the history).
+			for out-int(written.Load()) > decodeLag && !sinkStopped.Load() {
+				time.Sleep(followPoll)
+			}
 			return !sinkStopped.Load()
 		},
 	})
