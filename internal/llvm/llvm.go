@@ -88,6 +88,13 @@ func Open(path string) (*Lib, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrNotFound, path, err)
 	}
 	l := &Lib{Path: path, handle: h, sinks: map[uintptr]*Context{}}
+	// the release first, so that an error can name it
+	if sym, err := purego.Dlsym(h, "LLVMGetVersion"); err == nil && sym != 0 {
+		purego.RegisterFunc(&l.getVersion, sym)
+		var major, minor, patch uint32
+		l.getVersion(&major, &minor, &patch)
+		l.Major, l.Minor, l.Patch = int(major), int(minor), int(patch)
+	}
 	for _, f := range []struct {
 		fp   any
 		name string
@@ -132,13 +139,13 @@ func Open(path string) (*Lib, error) {
 		sym, err := purego.Dlsym(h, f.name)
 		if err != nil || sym == 0 {
 			purego.Dlclose(h)
+			if l.Major > 0 {
+				return nil, fmt.Errorf("%w: %s (LLVM %s): no symbol %s", ErrNotFound, path, l.Version(), f.name)
+			}
 			return nil, fmt.Errorf("%w: %s: no symbol %s", ErrNotFound, path, f.name)
 		}
 		purego.RegisterFunc(f.fp, sym)
 	}
-	var major, minor, patch uint32
-	l.getVersion(&major, &minor, &patch)
-	l.Major, l.Minor, l.Patch = int(major), int(minor), int(patch)
 	l.diagCB = purego.NewCallback(l.onDiagnostic)
 	return l, nil
 }

@@ -139,6 +139,9 @@ const (
 )
 
 // TargetMachine generates code for one triple, CPU and feature string.
+// Use one per module, as llc does: the SPIR-V backend keeps per-module
+// state in the subtargets a target machine caches, so emitting a second
+// module (from another, disposed context) reads freed memory.
 type TargetMachine struct {
 	lib *Lib
 	ref uintptr

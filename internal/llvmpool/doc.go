@@ -1,0 +1,20 @@
+// Package llvmpool runs LLVM (internal/llvm) in helper processes, so that
+// a crash inside LLVM on a hostile or malformed module ends a helper and
+// becomes an error naming the input, never the tool.
+//
+// The tool re-executes itself (argv[1] = HelperArg) as a few long-lived
+// helpers, about one per core, started lazily; each loads libLLVM once
+// and serves requests (link or read modules, assemble textual IR to
+// bitcode, generate code) over its standard input and output in
+// length-prefixed frames (proto.go), each request in a fresh LLVMContext
+// so that memory does not grow with the number of requests. Outputs that
+// the tool keeps are returned over the pipe and written by the tool, so a
+// helper that dies never leaves a partial output.
+//
+// The library is looked for in the link's LLVM installation (llvm-config
+// --libdir of the chosen LLVM), the LLVM-22 directory, then by soname
+// (find.go); its release must be LLVM 22. When none will do, Start says
+// why and the tools run LLVM's programs as child processes instead.
+//
+// See docs/sycl-linker.md ("In-process LLVM").
+package llvmpool

@@ -1,0 +1,83 @@
+package llvmpool
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/offload-kit/offload-kit/internal/run"
+)
+
+// LibNames are the file names of libLLVM of release major in a library
+// directory, most specific first: Debian's "libLLVM.so.22.1", the older
+// "libLLVM-22.so", then the development link "libLLVM.so".
+func LibNames(major int) []string {
+	return []string{fmt.Sprintf("libLLVM.so.%d.1", major), fmt.Sprintf("libLLVM-%d.so", major), "libLLVM.so"}
+}
+
+// candidates lists the libraries the first helper tries, in order:
+//
+//  1. Mode, when it names a file;
+//  2. the library directory of the link's LLVM: "llvm-config --libdir"
+//     of the llvm-config the Toolchain chooses, then the lib directory
+//     beside the chosen llc;
+//  3. the LLVM-<major> directory, /usr/lib/llvm-<major>/lib;
+//  4. the soname, "libLLVM.so.<major>.1", which the dynamic loader finds
+//     where the distribution installs it (Debian's libllvm22:
+//     /usr/lib/x86_64-linux-gnu).
+//
+// Each must be of release Major (the helper checks LLVMGetVersion).
+func (p *Pool) candidates(ctx context.Context) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(path string) {
+		if !seen[path] {
+			seen[path] = true
+			out = append(out, path)
+		}
+	}
+	inDir := func(dir string) {
+		for _, n := range LibNames(p.cfg.Major) {
+			if st, err := os.Stat(filepath.Join(dir, n)); err == nil && st.Mode().IsRegular() {
+				add(filepath.Join(dir, n))
+			}
+		}
+	}
+	if m := p.cfg.Mode; m != "" && m != "auto" && m != "process" {
+		add(m)
+	}
+	if t := p.cfg.Tools; t != nil {
+		if c, err := t.Find(ctx, "llvm-config"); err == nil {
+			if dir := p.libdir(ctx, c.Path); dir != "" {
+				inDir(dir)
+			}
+		}
+		if c, err := t.Find(ctx, "llc"); err == nil {
+			inDir(filepath.Join(filepath.Dir(filepath.Dir(c.Path)), "lib"))
+		}
+	}
+	inDir(fmt.Sprintf("/usr/lib/llvm-%d/lib", p.cfg.Major))
+	add(LibNames(p.cfg.Major)[0])
+	return out
+}
+
+// libdir runs "llvm-config --libdir" (Debian's llvm-config also complains
+// about missing static libraries on stderr; only stdout counts).
+func (p *Pool) libdir(ctx context.Context, llvmConfig string) string {
+	r := p.cfg.Runner
+	if r == nil {
+		r = run.Exec{}
+	}
+	var out bytes.Buffer
+	if err := r.Run(ctx, &run.Cmd{Args: []string{llvmConfig, "--libdir"}, Stdout: &out}); err != nil {
+		return ""
+	}
+	dir, _, _ := strings.Cut(strings.TrimSpace(out.String()), "\n")
+	if !filepath.IsAbs(dir) {
+		return ""
+	}
+	return dir
+}

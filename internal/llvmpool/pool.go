@@ -1,0 +1,452 @@
+package llvmpool
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/offload-kit/offload-kit/internal/run"
+)
+
+// Config says where the pool's helpers come from.
+type Config struct {
+	// Mode is "" or "auto" (in-process when a compatible libLLVM is
+	// found), "process" (never: the tools run LLVM's programs as child
+	// processes), or the path of the libLLVM to use.
+	Mode string
+	// Tools chooses the link's LLVM installation; its llvm-config (and
+	// llc) tell where that installation keeps libLLVM. May be nil.
+	Tools *run.Toolchain
+	// Runner runs llvm-config (nil: run.Exec{}).
+	Runner run.Runner
+	// Exe is the executable that serves as a helper (its main calls
+	// IsHelper and Serve); "" means this executable.
+	Exe string
+	// Helpers bounds the helper processes per LLVM option set (0: the
+	// number of CPUs).
+	Helpers int
+	// Major is the LLVM release required (0: run.LLVMMajor).
+	Major int
+}
+
+// Pool runs LLVM in helper processes: a few long-lived copies of the tool
+// itself, each of which loads libLLVM once and serves module requests
+// over a pipe, one at a time, each in a fresh LLVMContext. A crash inside
+// LLVM ends a helper, not the tool: the request fails with a *CrashError.
+// Helpers start lazily, up to Helpers at once, and end with Close.
+//
+// A Pool is safe for concurrent use.
+type Pool struct {
+	cfg Config
+
+	once    sync.Once
+	err     error  // why the pool cannot serve
+	lib     string // the library the first helper loaded
+	version string
+	libs    []string // candidates given to the first helper
+
+	mu     sync.Mutex
+	groups map[string]*group
+	closed bool
+}
+
+// New returns a pool; nothing starts before Start.
+func New(cfg Config) *Pool {
+	if cfg.Helpers <= 0 {
+		cfg.Helpers = runtime.NumCPU()
+	}
+	if cfg.Major <= 0 {
+		cfg.Major = run.LLVMMajor
+	}
+	return &Pool{cfg: cfg, groups: map[string]*group{}}
+}
+
+// ErrDisabled is Start's error when Mode is "process".
+var ErrDisabled = errors.New("in-process LLVM disabled (OFFLOAD_KIT_LLVM=process)")
+
+// Start decides, once, whether the pool can serve: it looks for libLLVM
+// and starts the first helper, which loads it and checks its release. An
+// error says why not; callers then run LLVM's programs instead.
+func (p *Pool) Start(ctx context.Context) error {
+	if p == nil {
+		return errors.New("no in-process LLVM")
+	}
+	p.once.Do(func() {
+		if p.cfg.Mode == "process" {
+			p.err = ErrDisabled
+			return
+		}
+		p.libs = p.candidates(ctx)
+		g := p.group(nil)
+		h, err := g.acquire(ctx)
+		if err != nil {
+			p.err = err
+			return
+		}
+		p.lib, p.version = h.lib, h.version
+		g.release(h)
+	})
+	return p.err
+}
+
+// Describe says what Start found: "libLLVM 22.1.8
+// (/usr/lib/x86_64-linux-gnu/libLLVM.so.22.1), up to 2 helper processes".
+func (p *Pool) Describe() string {
+	return fmt.Sprintf("libLLVM %s (%s), up to %d helper process%s", p.version, p.lib, p.cfg.Helpers, plural(p.cfg.Helpers, "es"))
+}
+
+func plural(n int, s string) string {
+	if n == 1 {
+		return ""
+	}
+	return s
+}
+
+// Close ends every helper (they exit when their input closes) and waits
+// for them.
+func (p *Pool) Close() error {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	p.closed = true
+	groups := p.groups
+	p.groups = map[string]*group{}
+	p.mu.Unlock()
+	for _, g := range groups {
+		g.close()
+	}
+	return nil
+}
+
+// group is the helpers that share a set of LLVM command-line options.
+type group struct {
+	p      *Pool
+	clopts []string
+	idle   chan *helper
+	tokens chan struct{} // one per live helper
+	mu     sync.Mutex
+	all    map[*helper]bool
+}
+
+func (p *Pool) group(clopts []string) *group {
+	key := strings.Join(clopts, "\x00")
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	g := p.groups[key]
+	if g == nil {
+		g = &group{p: p, clopts: clopts, idle: make(chan *helper, p.cfg.Helpers), tokens: make(chan struct{}, p.cfg.Helpers), all: map[*helper]bool{}}
+		p.groups[key] = g
+	}
+	return g
+}
+
+func (g *group) acquire(ctx context.Context) (*helper, error) {
+	select {
+	case h := <-g.idle:
+		return h, nil
+	default:
+	}
+	select {
+	case h := <-g.idle:
+		return h, nil
+	case g.tokens <- struct{}{}:
+		h, err := g.start()
+		if err != nil {
+			<-g.tokens
+			return nil, err
+		}
+		return h, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (g *group) release(h *helper) {
+	if h.dead {
+		g.drop(h)
+		return
+	}
+	g.idle <- h
+}
+
+func (g *group) drop(h *helper) {
+	g.mu.Lock()
+	delete(g.all, h)
+	g.mu.Unlock()
+	h.proc.Kill()
+	h.proc.Wait()
+	<-g.tokens
+}
+
+func (g *group) close() {
+	g.mu.Lock()
+	all := g.all
+	g.all = map[*helper]bool{}
+	g.mu.Unlock()
+	for h := range all {
+		h.proc.Stdin.Close()
+	}
+	for h := range all {
+		select {
+		case <-h.proc.Done():
+		case <-time.After(5 * time.Second):
+			h.proc.Kill()
+		}
+		h.proc.Wait()
+	}
+}
+
+// helper is one helper process.
+type helper struct {
+	proc    *run.Proc
+	r       *bufio.Reader
+	buf     []byte
+	dead    bool
+	lib     string
+	version string
+}
+
+func (g *group) start() (*helper, error) {
+	p := g.p
+	exe := p.cfg.Exe
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return nil, err
+		}
+	}
+	libs := p.libs
+	if p.lib != "" {
+		libs = []string{p.lib}
+	}
+	proc, err := run.Start(&run.Cmd{Args: helperArgs(exe, p.cfg.Major, libs, g.clopts)})
+	if err != nil {
+		return nil, err
+	}
+	h := &helper{proc: proc, r: bufio.NewReaderSize(proc.Stdout, 1<<16)}
+	hello, err := h.response()
+	if err != nil {
+		if ce, ok := err.(*CrashError); ok {
+			return nil, fmt.Errorf("helper process %s did not start: %s", exe, ce.summary())
+		}
+		proc.Kill()
+		return nil, err
+	}
+	if len(hello) != 2 {
+		proc.Kill()
+		return nil, errors.New("helper process: bad greeting")
+	}
+	h.version, h.lib = string(hello[0]), string(hello[1])
+	g.mu.Lock()
+	closed := p.closed
+	if !closed {
+		g.all[h] = true
+	}
+	g.mu.Unlock()
+	if closed {
+		proc.Kill()
+		return nil, errors.New("llvmpool: closed")
+	}
+	return h, nil
+}
+
+// response reads one response; a helper that dies or breaks the protocol
+// gives a *CrashError and is dead.
+func (h *helper) response() ([][]byte, error) {
+	payload, err := readFrame(h.r, h.buf)
+	if err != nil {
+		return nil, h.crashed(err)
+	}
+	h.buf = payload
+	status, f, err := fields(payload)
+	if err != nil {
+		return nil, h.crashed(err)
+	}
+	if status != statusOK {
+		if len(f) == 1 {
+			return nil, &Error{Msg: string(f[0])}
+		}
+		return nil, h.crashed(errFrame)
+	}
+	return f, nil
+}
+
+// crashed marks h dead and describes its end.
+func (h *helper) crashed(ioErr error) error {
+	h.dead = true
+	select {
+	case <-h.proc.Done():
+	case <-time.After(2 * time.Second):
+		h.proc.Kill()
+		<-h.proc.Done()
+	}
+	st := h.proc.Wait()
+	ce := &CrashError{Pid: h.proc.Pid(), Signal: h.proc.Signal(), ExitCode: -1, Stderr: h.proc.Stderr()}
+	var re *run.Error
+	if errors.As(st, &re) {
+		ce.ExitCode = re.ExitCode
+	} else if st == nil {
+		ce.ExitCode = 0
+	}
+	if ce.ExitCode == 0 && ce.Signal == 0 {
+		ce.IOErr = ioErr
+	}
+	return ce
+}
+
+// call sends one request and returns the response's fields (copied). A
+// cancelled ctx kills the helper.
+func (h *helper) call(ctx context.Context, req []byte) ([][]byte, error) {
+	stop := context.AfterFunc(ctx, h.proc.Kill)
+	defer stop()
+	if _, err := h.proc.Stdin.Write(req); err != nil {
+		if ctx.Err() != nil {
+			h.dead = true
+			return nil, ctx.Err()
+		}
+		return nil, h.crashed(err)
+	}
+	f, err := h.response()
+	if ctx.Err() != nil {
+		h.dead = true
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(f))
+	for i, x := range f {
+		out[i] = bytes.Clone(x)
+	}
+	return out, nil
+}
+
+// Error is a failure LLVM reported in a helper (a parse error, a link
+// conflict, a module that does not verify), with LLVM's message.
+type Error struct{ Msg string }
+
+func (e *Error) Error() string { return e.Msg }
+
+// CrashError is a helper process that died while it served a request:
+// LLVM crashed (SIGSEGV, an abort, a fatal error) or ran out of memory.
+type CrashError struct {
+	Pid      int
+	Signal   syscall.Signal // 0 if it exited
+	ExitCode int
+	Stderr   []byte // the tail of its standard error
+	IOErr    error  // the pipe error, when it exited with status 0
+}
+
+func (e *CrashError) Error() string { return "LLVM crashed: " + e.summary() }
+
+func (e *CrashError) summary() string {
+	var how string
+	switch {
+	case e.Signal != 0:
+		how = fmt.Sprintf("helper process %d killed by %v", e.Pid, e.Signal)
+	case e.IOErr != nil:
+		how = fmt.Sprintf("helper process %d: %v", e.Pid, e.IOErr)
+	default:
+		how = fmt.Sprintf("helper process %d exited with status %d", e.Pid, e.ExitCode)
+	}
+	// LLVM's own message ("LLVM ERROR: ...", "terminate called ...") and
+	// the Go runtime's signal line ("SIGSEGV: segmentation violation")
+	var msg, sig string
+	for _, l := range strings.Split(string(e.Stderr), "\n") {
+		l = strings.TrimSpace(l)
+		switch {
+		case l == "":
+		case strings.HasPrefix(l, "SIG") && strings.Contains(l, ": "):
+			if sig == "" {
+				sig = l
+			}
+		case strings.HasPrefix(l, "PC=") || strings.HasPrefix(l, "signal arrived") || strings.HasPrefix(l, "goroutine ") || strings.HasPrefix(l, "fatal error: unexpected signal"):
+		case msg == "":
+			msg = l
+		}
+	}
+	var parts []string
+	if msg != "" {
+		parts = append(parts, msg)
+	}
+	if sig != "" {
+		how += ", " + sig
+	}
+	parts = append(parts, "("+how+")")
+	return strings.Join(parts, " ")
+}
+
+// do runs one request on a helper of the group for clopts.
+func (p *Pool) do(ctx context.Context, clopts []string, req []byte) ([][]byte, error) {
+	if err := p.Start(ctx); err != nil {
+		return nil, err
+	}
+	g := p.group(clopts)
+	h, err := g.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer g.release(h)
+	return h.call(ctx, req)
+}
+
+// LinkRequest is llvm-link (Link) or llvm-dis (a single input, !Link).
+type LinkRequest struct {
+	Link   bool
+	Inputs []string
+	// Ident is the ModuleID printed ("" keeps the module's identifier:
+	// "llvm-link" after linking, the input's name otherwise).
+	Ident string
+	// LL and BC name the files written: the textual IR, the bitcode.
+	LL, BC string
+}
+
+// Link links or reads modules in a helper and writes the result.
+func (p *Pool) Link(ctx context.Context, r LinkRequest) error {
+	mode := "dis"
+	if r.Link {
+		mode = "link"
+	}
+	f := [][]byte{[]byte(mode), []byte(r.Ident), []byte(r.LL), []byte(r.BC)}
+	for _, in := range r.Inputs {
+		f = append(f, []byte(in))
+	}
+	_, err := p.do(ctx, nil, frame(opLink, f...))
+	return err
+}
+
+// Assemble is llvm-as: textual IR (name is its file name) to bitcode,
+// verified.
+func (p *Pool) Assemble(ctx context.Context, name string, text []byte) ([]byte, error) {
+	f, err := p.do(ctx, nil, frame(opAssemble, []byte(name), text))
+	if err != nil {
+		return nil, err
+	}
+	return f[0], nil
+}
+
+// CodegenRequest is "llc -mtriple=Triple [-mcpu=CPU] -filetype=obj" on
+// Text, with LLVM command-line Options (e.g. --spirv-ext=+all).
+type CodegenRequest struct {
+	Name, Triple, CPU, Features string
+	Text                        []byte
+	Options                     []string
+}
+
+// Codegen generates an object file (SPIR-V for spirv* triples).
+func (p *Pool) Codegen(ctx context.Context, r CodegenRequest) ([]byte, error) {
+	f, err := p.do(ctx, r.Options, frame(opCodegen, []byte(r.Name), r.Text, []byte(r.Triple), []byte(r.CPU), []byte(r.Features)))
+	if err != nil {
+		return nil, err
+	}
+	return f[0], nil
+}

@@ -1,0 +1,278 @@
+package llvmpool
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/format/ar"
+	"github.com/offload-kit/offload-kit/internal/llvm"
+)
+
+// HelperArg is argv[1] of a helper process. A tool that uses a Pool calls
+// IsHelper first thing in main and, when it reports true, exits with the
+// status of Serve(os.Args, os.Stdin, os.Stdout) instead of running its own
+// command line.
+const HelperArg = "--offload-kit-internal-llvm-helper"
+
+// IsHelper reports whether args (os.Args) start a helper process.
+func IsHelper(args []string) bool { return len(args) > 1 && args[1] == HelperArg }
+
+// helperArgs is the command line of a helper: the libraries to try in
+// order, the LLVM release they must be, and LLVM command-line options.
+func helperArgs(exe string, major int, libs, clopts []string) []string {
+	a := []string{exe, HelperArg, "-major=" + strconv.Itoa(major)}
+	for _, l := range libs {
+		a = append(a, "-lib="+l)
+	}
+	return append(append(a, "--"), clopts...)
+}
+
+// Serve is the main of a helper process (args as built by the pool). It
+// loads the first library that opens and is of the wanted release, says
+// so (or why none would do), then serves requests until its input ends.
+// It returns the exit status.
+func Serve(args []string, in io.Reader, out io.Writer) int {
+	// a crash prints LLVM's message and the signal, not every goroutine
+	debug.SetTraceback("none")
+	// LLVM runs on this goroutine's thread only
+	runtime.LockOSThread()
+	w := bufio.NewWriter(out)
+	fail := func(msg string) int {
+		w.Write(frame(statusErr, []byte(msg)))
+		w.Flush()
+		return 3
+	}
+	major := 0
+	var libs, clopts []string
+	for i := 2; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			clopts = args[i+1:]
+			i = len(args)
+		case strings.HasPrefix(a, "-major="):
+			major, _ = strconv.Atoi(strings.TrimPrefix(a, "-major="))
+		case strings.HasPrefix(a, "-lib="):
+			libs = append(libs, strings.TrimPrefix(a, "-lib="))
+		default:
+			return fail("helper: unknown argument " + strconv.Quote(a))
+		}
+	}
+	var lib *llvm.Lib
+	var why []string
+	for _, p := range libs {
+		l, err := llvm.Open(p)
+		if err != nil {
+			why = append(why, err.Error())
+			continue
+		}
+		if major != 0 && l.Major != major {
+			why = append(why, fmt.Sprintf("%s is LLVM %s, not %d", p, l.Version(), major))
+			continue
+		}
+		lib = l
+		break
+	}
+	if lib == nil {
+		if len(why) == 0 {
+			why = append(why, "no library to try")
+		}
+		return fail("no usable libLLVM: " + strings.Join(why, "; "))
+	}
+	lib.InitTargets()
+	if len(clopts) > 0 {
+		if err := lib.ParseCommandLineOptions(clopts); err != nil {
+			return fail(err.Error())
+		}
+	}
+	w.Write(frame(statusOK, []byte(lib.Version()), []byte(lib.Path)))
+	if w.Flush() != nil {
+		return 3
+	}
+	s := &server{lib: lib}
+	r := bufio.NewReaderSize(in, 1<<16)
+	var buf []byte
+	for {
+		req, err := readFrame(r, buf)
+		if err == io.EOF {
+			return 0
+		}
+		if err != nil {
+			return 3
+		}
+		buf = req
+		res, err := s.handle(req)
+		if err != nil {
+			w.Write(frame(statusErr, []byte(err.Error())))
+		} else {
+			w.Write(frame(statusOK, res...))
+		}
+		if w.Flush() != nil {
+			return 3
+		}
+	}
+}
+
+type server struct {
+	lib *llvm.Lib
+}
+
+func (s *server) handle(req []byte) ([][]byte, error) {
+	op, f, err := fields(req)
+	if err != nil {
+		return nil, err
+	}
+	c := s.lib.NewContext()
+	defer c.Dispose()
+	switch {
+	case op == opLink && len(f) >= 5:
+		return nil, s.link(c, string(f[0]), string(f[1]), string(f[2]), string(f[3]), f[4:])
+	case op == opAssemble && len(f) == 2:
+		m, err := c.ParseIR(string(f[0]), f[1])
+		if err != nil {
+			return nil, err
+		}
+		defer m.Dispose()
+		// llvm-as verifies before it writes
+		if err := m.Verify(); err != nil {
+			return nil, err
+		}
+		return [][]byte{m.AppendBitcode(nil)}, nil
+	case op == opCodegen && len(f) == 5:
+		return s.codegen(c, string(f[0]), f[1], string(f[2]), string(f[3]), string(f[4]))
+	}
+	return nil, fmt.Errorf("helper: bad request (op %d, %d fields)", op, len(f))
+}
+
+// link is llvm-link (mode "link": every input linked, in order, into an
+// empty module named "llvm-link", then verified) or llvm-dis (mode "dis":
+// the single input read as it is). The result is printed to ll and/or
+// written as bitcode to bc; ident, when set, is the ModuleID printed.
+func (s *server) link(c *llvm.Context, mode, ident, ll, bc string, inputs [][]byte) error {
+	var m *llvm.Module
+	switch {
+	case mode == "dis" && len(inputs) == 1:
+		in := string(inputs[0])
+		data, err := os.ReadFile(in)
+		if err != nil {
+			return err
+		}
+		if m, err = c.ParseIR(in, data); err != nil {
+			return fmt.Errorf("%s: %w", in, err)
+		}
+	case mode == "link":
+		m = c.NewModule("llvm-link")
+		for _, p := range inputs {
+			in, err := loadInput(c, string(p))
+			if err != nil {
+				m.Dispose()
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			if err := m.Link(in); err != nil {
+				m.Dispose()
+				return fmt.Errorf("%s: %w", p, err)
+			}
+		}
+		if err := m.Verify(); err != nil {
+			m.Dispose()
+			return fmt.Errorf("linked module is broken: %w", err)
+		}
+	default:
+		return errors.New("helper: bad link request")
+	}
+	defer m.Dispose()
+	if ident != "" {
+		m.SetIdentifier(ident)
+	}
+	if bc != "" {
+		if err := os.WriteFile(bc, m.AppendBitcode(nil), 0o600); err != nil {
+			return err
+		}
+	}
+	if ll != "" {
+		return m.PrintToFile(ll)
+	}
+	return nil
+}
+
+// loadInput reads one llvm-link input: bitcode or text, or an archive
+// whose members (all bitcode) are linked, in order, into a module named
+// "ArchiveModule" that takes its data layout and triple from the first
+// member that has them, as llvm-link does.
+func loadInput(c *llvm.Context, name string) (*llvm.Module, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	if !ar.IsArchive(data) {
+		return c.ParseIR(name, data)
+	}
+	a, err := ar.Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	m := c.NewModule("ArchiveModule")
+	for _, mem := range a.Members {
+		if mem.Data == nil {
+			m.Dispose()
+			return nil, fmt.Errorf("member '%s': thin archive members are not supported", mem.Name)
+		}
+		if !format.IsBitcode(mem.Data) {
+			m.Dispose()
+			return nil, fmt.Errorf("member of archive is not a bitcode file: '%s'", mem.Name)
+		}
+		x, err := c.ParseIR(mem.Name, mem.Data)
+		if err != nil {
+			m.Dispose()
+			return nil, fmt.Errorf("member '%s': %w", mem.Name, err)
+		}
+		if m.DataLayout() == "" && x.DataLayout() != "" {
+			m.SetDataLayout(x.DataLayout())
+		}
+		if m.Target() == "" && x.Target() != "" {
+			m.SetTarget(x.Target())
+		}
+		if err := m.Link(x); err != nil {
+			m.Dispose()
+			return nil, fmt.Errorf("member '%s': %w", mem.Name, err)
+		}
+	}
+	return m, nil
+}
+
+// codegen is "llc -mtriple=<triple> [-mcpu=<cpu>] -filetype=obj": parse,
+// set the triple (normalised), verify, emit an object file.
+func (s *server) codegen(c *llvm.Context, name string, text []byte, triple, cpu, features string) ([][]byte, error) {
+	m, err := c.ParseIR(name, text)
+	if err != nil {
+		return nil, err
+	}
+	defer m.Dispose()
+	if triple != "" {
+		m.SetTarget(s.lib.NormalizeTriple(triple))
+	}
+	if err := m.Verify(); err != nil {
+		return nil, err
+	}
+	// one target machine per module, as llc has: the SPIR-V backend keeps
+	// module state (its global registry) in the subtargets a target
+	// machine caches, so a reused one points into freed contexts
+	tm, err := s.lib.NewTargetMachine(m.Target(), cpu, features, llvm.OptDefault)
+	if err != nil {
+		return nil, err
+	}
+	defer tm.Dispose()
+	obj, err := tm.Emit(nil, m, llvm.ObjectFile)
+	if err != nil {
+		return nil, err
+	}
+	return [][]byte{obj}, nil
+}
