@@ -16,7 +16,7 @@ func rewriteSymbols(f *elfFile, e Edit, removed []bool, newIdx []int, byOld []*e
 	bo := o.ByteOrder
 	n := len(f.shdrs)
 	for i := 1; i < n; i++ {
-		if f.shdrs[i].typ != shtSymtab || removed[i] {
+		if f.shdrs[i].typ != format.SHT_SYMTAB || removed[i] {
 			continue
 		}
 		so := byOld[i]
@@ -31,14 +31,14 @@ func rewriteSymbols(f *elfFile, e Edit, removed []bool, newIdx []int, byOld []*e
 		}
 		nsym := len(d) / ent
 		strIdx := int(h.link)
-		if strIdx <= 0 || strIdx >= n || f.shdrs[strIdx].typ != shtStrtab {
+		if strIdx <= 0 || strIdx >= n || f.shdrs[strIdx].typ != format.SHT_STRTAB {
 			return format.Errorf(shdrOff(i), format.ErrCorrupt, "symbol table %s: bad string table index %d", so.name, strIdx)
 		}
 		strData := o.Sections[strIdx].Data
 		// Extended section indices.
 		xIdx := -1
 		for j := 1; j < n; j++ {
-			if f.shdrs[j].typ == shtSymtabShndx && int(f.shdrs[j].link) == i {
+			if f.shdrs[j].typ == format.SHT_SYMTAB_SHNDX && int(f.shdrs[j].link) == i {
 				xIdx = j
 				break
 			}
@@ -154,19 +154,19 @@ func rewriteSymbols(f *elfFile, e Edit, removed []bool, newIdx []int, byOld []*e
 			}
 			ud := o.Sections[j].Data
 			switch uh.typ {
-			case shtRel, shtRela:
+			case format.SHT_REL, format.SHT_RELA:
 				nd, err := renumberRelocs(f, j, ud, symMap, is64, shdrOff)
 				if err != nil {
 					return err
 				}
 				us.pieces = []piece{{b: nd}}
-			case shtGroup:
+			case format.SHT_GROUP:
 				sig := int(uh.info)
 				if sig >= nsym || symMap[sig] < 0 {
 					return unsupported(shdrOff(j), "group %s: signature symbol %d is removed", us.name, sig)
 				}
 				us.hdr.info = uint32(symMap[sig])
-			case shtLLVMAddrsig:
+			case format.SHT_LLVM_ADDRSIG:
 				nd, err := renumberAddrsig(ud, symMap, int64(uh.off))
 				if err != nil {
 					return err
@@ -198,7 +198,7 @@ func renumberRelocs(f *elfFile, j int, d []byte, symMap []int, is64 bool, shdrOf
 	if is64 {
 		ent, infoOff = 16, 8
 	}
-	if h.typ == shtRela {
+	if h.typ == format.SHT_RELA {
 		ent += ent / 2
 	}
 	if len(d)%ent != 0 {

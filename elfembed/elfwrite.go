@@ -9,12 +9,9 @@ import (
 )
 
 const (
-	shfInfoLink    = 0x40
-	shfGroup       = 0x200
-	shtLLVMAddrsig = 0x6FFF4C03
-	shnLoreserve   = 0xff00
-	shnXindex      = 0xffff
-	emMIPS         = 8
+	shnLoreserve = 0xff00
+	shnXindex    = 0xffff
+	emMIPS       = 8
 
 	// maxAlign bounds the alignment honoured when laying out sections, so
 	// a hostile sh_addralign cannot make the writer emit huge padding.
@@ -79,7 +76,7 @@ func rewriteELF(w io.Writer, f *elfFile, e Edit) error {
 	}
 	for i := 1; i < n; i++ {
 		h := f.shdrs[i]
-		if (h.typ == shtRel || h.typ == shtRela) && h.info > 0 && int(h.info) < n && removed[h.info] {
+		if (h.typ == format.SHT_REL || h.typ == format.SHT_RELA) && h.info > 0 && int(h.info) < n && removed[h.info] {
 			removed[i] = true
 		}
 	}
@@ -88,7 +85,7 @@ func rewriteELF(w io.Writer, f *elfFile, e Edit) error {
 	for i := 1; i < n; i++ {
 		h := f.shdrs[i]
 		d := o.Sections[i].Data
-		if h.typ != shtGroup || removed[i] || len(d) < 8 || len(d)%4 != 0 {
+		if h.typ != format.SHT_GROUP || removed[i] || len(d) < 8 || len(d)%4 != 0 {
 			continue
 		}
 		all := true
@@ -136,7 +133,7 @@ func rewriteELF(w io.Writer, f *elfFile, e Edit) error {
 		if i > 0 && h.addralign > 1 && (h.addralign&(h.addralign-1) != 0 || h.addralign > maxAlign) {
 			return format.Errorf(shdrOff(i), format.ErrLimit, "section %d (%s): alignment %d", i, names[i], h.addralign)
 		}
-		so := &elfOut{hdr: h, name: names[i], old: i, order: int64(h.off), nobits: h.typ == shtNobits || h.typ == shtNull}
+		so := &elfOut{hdr: h, name: names[i], old: i, order: int64(h.off), nobits: h.typ == format.SHT_NOBITS || h.typ == format.SHT_NULL}
 		if i > 0 && !so.nobits {
 			so.pieces = []piece{{b: o.Sections[i].Data}}
 		}
@@ -146,7 +143,7 @@ func rewriteELF(w io.Writer, f *elfFile, e Edit) error {
 				return err
 			}
 			so.hdr.link = l
-			if h.typ == shtRel || h.typ == shtRela || h.flags&shfInfoLink != 0 {
+			if h.typ == format.SHT_REL || h.typ == format.SHT_RELA || h.flags&shfInfoLink != 0 {
 				inf, err := mapSec(i, int(h.info), "sh_info")
 				if err != nil {
 					return err
@@ -162,7 +159,7 @@ func rewriteELF(w io.Writer, f *elfFile, e Edit) error {
 	// does the same).
 	for i := 1; i < n; i++ {
 		d := o.Sections[i].Data
-		if f.shdrs[i].typ != shtGroup || !removed[i] || len(d)%4 != 0 {
+		if f.shdrs[i].typ != format.SHT_GROUP || !removed[i] || len(d)%4 != 0 {
 			continue
 		}
 		for k := 4; k+4 <= len(d); k += 4 {
@@ -179,7 +176,7 @@ func rewriteELF(w io.Writer, f *elfFile, e Edit) error {
 			so.name = nn
 			continue
 		}
-		if (h.typ == shtRel || h.typ == shtRela) && h.info > 0 && int(h.info) < n {
+		if (h.typ == format.SHT_REL || h.typ == format.SHT_RELA) && h.info > 0 && int(h.info) < n {
 			target := names[h.info]
 			if nn, ok := e.RenameSection[target]; ok {
 				for _, pre := range []string{".rela", ".rel"} {
@@ -208,7 +205,7 @@ func rewriteELF(w io.Writer, f *elfFile, e Edit) error {
 
 	// 6. Groups.
 	for _, so := range outs[1:] {
-		if f.shdrs[so.old].typ != shtGroup {
+		if f.shdrs[so.old].typ != format.SHT_GROUP {
 			continue
 		}
 		d := o.Sections[so.old].Data
@@ -245,7 +242,7 @@ func rewriteELF(w io.Writer, f *elfFile, e Edit) error {
 	for _, so := range outs[1:] {
 		needNames = needNames || so.name != names[so.old]
 	}
-	if needNames && (f.shstrndx == 0 || f.shdrs[f.shstrndx].typ != shtStrtab) {
+	if needNames && (f.shstrndx == 0 || f.shdrs[f.shstrndx].typ != format.SHT_STRTAB) {
 		return unsupported(0, "object has no section name string table to add names to")
 	}
 	shstr := appender(f.shstrndx)
@@ -281,7 +278,7 @@ func rewriteELF(w io.Writer, f *elfFile, e Edit) error {
 			name:   a.Name,
 			old:    -1,
 			order:  -1,
-			nobits: a.Type == shtNobits,
+			nobits: a.Type == format.SHT_NOBITS,
 		}
 		if !so.nobits {
 			so.pieces = []piece{{r: a.Data, n: a.Size}}
@@ -398,7 +395,7 @@ func encodeShdr(h elfShdr, bo binary.ByteOrder, is64 bool) []byte {
 	if is64 {
 		b := make([]byte, 64)
 		bo.PutUint32(b[0:], h.name)
-		bo.PutUint32(b[4:], h.typ)
+		bo.PutUint32(b[4:], uint32(h.typ))
 		bo.PutUint64(b[8:], h.flags)
 		bo.PutUint64(b[16:], h.addr)
 		bo.PutUint64(b[24:], h.off)
@@ -411,7 +408,7 @@ func encodeShdr(h elfShdr, bo binary.ByteOrder, is64 bool) []byte {
 	}
 	b := make([]byte, 40)
 	bo.PutUint32(b[0:], h.name)
-	bo.PutUint32(b[4:], h.typ)
+	bo.PutUint32(b[4:], uint32(h.typ))
 	bo.PutUint32(b[8:], uint32(h.flags))
 	bo.PutUint32(b[12:], uint32(h.addr))
 	bo.PutUint32(b[16:], uint32(h.off))

@@ -29,7 +29,7 @@ func Example() {
 		panic(err)
 	}
 	for _, s := range obj.OffloadSections() {
-		fmt.Printf("%s type=%#x flags=%#x align=%d size=%d same=%v\n", s.Name, s.Type, s.Flags, s.Align, s.Size, bytes.Equal(s.Data, pkg))
+		fmt.Printf("%s type=%#x flags=%#x align=%d size=%d same=%v\n", s.Name, uint32(s.Type), s.Flags, s.Align, s.Size, bytes.Equal(s.Data, pkg))
 	}
 	// Output:
 	// .llvm.offloading type=0x6fff4c0b flags=0x80000000 align=8 size=160 same=true

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/offload-kit/offload-kit/format"
 )
 
 // manySections builds a minimal little-endian ELF64 ET_REL with n
@@ -48,13 +50,13 @@ func manySections(n int) []byte {
 		if i <= 10 {
 			name = 1
 		}
-		typ := uint32(shtProgbits)
+		typ := format.SHT_PROGBITS
 		off, size := uint64(64), uint64(0)
 		if i == strIdx {
-			name, typ, size = 7, shtStrtab, uint64(len(strtab))
+			name, typ, size = 7, format.SHT_STRTAB, uint64(len(strtab))
 		}
 		le.PutUint32(h[0:], name)
-		le.PutUint32(h[4:], typ)
+		le.PutUint32(h[4:], uint32(typ))
 		le.PutUint64(h[24:], off)
 		le.PutUint64(h[32:], size)
 		le.PutUint64(h[48:], 1)

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/offload-kit/offload-kit/format"
 )
 
 func addObjectSeeds(f *testing.F) {
@@ -86,8 +88,8 @@ func FuzzRewrite(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte, pick uint16) {
 		e := Edit{
 			Add: []NewSection{
-				{Name: ".llvm.offloading", Type: SHT_LLVM_OFFLOADING, Flags: shfExclude, Align: 8, Data: bytes.NewReader([]byte("0123456789")), Size: 10},
-				{Name: "__CLANG_OFFLOAD_BUNDLE__host-x86_64-unknown-linux-gnu", Type: shtProgbits, Flags: shfExclude, Align: 1, Data: bytes.NewReader([]byte{0}), Size: 1},
+				{Name: ".llvm.offloading", Type: format.SHT_LLVM_OFFLOADING, Flags: shfExclude, Align: 8, Data: bytes.NewReader([]byte("0123456789")), Size: 10},
+				{Name: "__CLANG_OFFLOAD_BUNDLE__host-x86_64-unknown-linux-gnu", Type: format.SHT_PROGBITS, Flags: shfExclude, Align: 1, Data: bytes.NewReader([]byte{0}), Size: 1},
 			},
 			Concat:        true,
 			Remove:        []string{".comment"},

@@ -24,7 +24,7 @@ func rebuildStringTables(f *elfFile, outs []*elfOut, byOld []*elfOut, strtab fun
 		tables[f.shstrndx] = append(tables[f.shstrndx], user{})
 	}
 	for _, so := range outs[1:] {
-		if so.old < 0 || f.shdrs[so.old].typ != shtSymtab {
+		if so.old < 0 || f.shdrs[so.old].typ != format.SHT_SYMTAB {
 			continue
 		}
 		l := int(f.shdrs[so.old].link)

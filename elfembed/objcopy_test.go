@@ -78,7 +78,7 @@ func TestBundleSectionMatchesObjcopy(t *testing.T) {
 			runTool(t, "", objcopy, "--add-section="+name+"="+filepath.Join(dir, "host.bin"),
 				"--set-section-flags="+name+"=readonly,exclude", "--", in, want)
 			out := rewriteBytes(t, readFile(t, "hello-"+tgt+".o"), Edit{Add: []NewSection{
-				{Name: name, Type: shtProgbits, Flags: shfExclude, Align: 1, Data: bytes.NewReader([]byte{0}), Size: 1},
+				{Name: name, Type: format.SHT_PROGBITS, Flags: shfExclude, Align: 1, Data: bytes.NewReader([]byte{0}), Size: 1},
 			}})
 			got := writeTemp(t, dir, "got-"+tgt+".o", out)
 			assert.Equal(t, elfDump(t, want), elfDump(t, got))
@@ -112,7 +112,7 @@ func TestConcatRules(t *testing.T) {
 	host := readFile(t, "emb-x86_64-linux-gnu.o")
 	odd := []byte("odd-sized")
 	// Same name, different type: a second section is added.
-	out := rewriteBytes(t, host, Edit{Concat: true, Add: []NewSection{{Name: ".llvm.offloading", Type: shtProgbits, Align: 4, Data: bytes.NewReader(odd), Size: int64(len(odd))}}})
+	out := rewriteBytes(t, host, Edit{Concat: true, Add: []NewSection{{Name: ".llvm.offloading", Type: format.SHT_PROGBITS, Align: 4, Data: bytes.NewReader(odd), Size: int64(len(odd))}}})
 	o, err := Parse(out)
 	require.NoError(t, err)
 	n := 0
@@ -125,7 +125,7 @@ func TestConcatRules(t *testing.T) {
 	assert.Equal(t, 1, len(o.OffloadSections()))
 
 	// Without Concat a second SHT_LLVM_OFFLOADING section is added.
-	out = rewriteBytes(t, host, Edit{Add: []NewSection{{Name: ".llvm.offloading", Type: SHT_LLVM_OFFLOADING, Align: 8, Data: bytes.NewReader(odd), Size: int64(len(odd))}}})
+	out = rewriteBytes(t, host, Edit{Add: []NewSection{{Name: ".llvm.offloading", Type: format.SHT_LLVM_OFFLOADING, Align: 8, Data: bytes.NewReader(odd), Size: int64(len(odd))}}})
 	o, err = Parse(out)
 	require.NoError(t, err)
 	assert.Equal(t, 2, len(o.OffloadSections()))
@@ -133,8 +133,8 @@ func TestConcatRules(t *testing.T) {
 	// With Concat, padding to the piece's alignment and the larger alignment win.
 	pkg := readFile(t, "pkg.out")
 	out = rewriteBytes(t, host, Edit{Concat: true, Add: []NewSection{
-		{Name: ".llvm.offloading", Type: SHT_LLVM_OFFLOADING, Align: 1, Data: bytes.NewReader(odd), Size: int64(len(odd))},
-		{Name: ".llvm.offloading", Type: SHT_LLVM_OFFLOADING, Align: 16, Data: bytes.NewReader(odd), Size: int64(len(odd))},
+		{Name: ".llvm.offloading", Type: format.SHT_LLVM_OFFLOADING, Align: 1, Data: bytes.NewReader(odd), Size: int64(len(odd))},
+		{Name: ".llvm.offloading", Type: format.SHT_LLVM_OFFLOADING, Align: 16, Data: bytes.NewReader(odd), Size: int64(len(odd))},
 	}})
 	o, err = Parse(out)
 	require.NoError(t, err)
@@ -176,7 +176,7 @@ func TestRewriteErrors(t *testing.T) {
 		assert.True(t, Rewrite(io.Discard, elfObj, Edit{Add: []NewSection{a}}) != nil, "%+v", a)
 	}
 	// A payload shorter than its declared size.
-	err := Rewrite(io.Discard, elfObj, Edit{Add: []NewSection{{Name: "x", Type: shtProgbits, Data: strings.NewReader("abc"), Size: 10}}})
+	err := Rewrite(io.Discard, elfObj, Edit{Add: []NewSection{{Name: "x", Type: format.SHT_PROGBITS, Data: strings.NewReader("abc"), Size: 10}}})
 	assert.True(t, errors.Is(err, io.ErrUnexpectedEOF), "%v", err)
 	err = Embed(io.Discard, elfObj, []io.ReaderAt{strings.NewReader("")}, nil)
 	assert.True(t, err != nil)
@@ -317,8 +317,8 @@ func TestBundlerReadsOurBundles(t *testing.T) {
 		devID  = "hip-amdgcn-amd-amdhsa--gfx90a"
 	)
 	out := rewriteBytes(t, readFile(t, "hello-x86_64-linux-gnu.o"), Edit{Add: []NewSection{
-		{Name: "__CLANG_OFFLOAD_BUNDLE__" + hostID, Type: SHT_PROGBITS, Flags: SHF_EXCLUDE, Align: 1, Data: bytes.NewReader([]byte{0}), Size: 1},
-		{Name: "__CLANG_OFFLOAD_BUNDLE__" + devID, Type: SHT_PROGBITS, Flags: SHF_EXCLUDE, Align: 1, Data: bytes.NewReader(dev), Size: int64(len(dev))},
+		{Name: "__CLANG_OFFLOAD_BUNDLE__" + hostID, Type: format.SHT_PROGBITS, Flags: shfExclude, Align: 1, Data: bytes.NewReader([]byte{0}), Size: 1},
+		{Name: "__CLANG_OFFLOAD_BUNDLE__" + devID, Type: format.SHT_PROGBITS, Flags: shfExclude, Align: 1, Data: bytes.NewReader(dev), Size: int64(len(dev))},
 	}})
 	p := writeTemp(t, dir, "bundle.o", out)
 	list := runTool(t, dir, bundler, "--list", "--type=o", "--input="+p)

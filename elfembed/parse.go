@@ -28,16 +28,10 @@ func (f Format) String() string {
 	return "Format(" + strconv.Itoa(int(f)) + ")"
 }
 
-// Section types and flags callers need when adding offload sections.
+// COFF section characteristics callers need when adding offload sections.
+// (ELF section types and flags are format.SectionType and
+// format.SectionFlag: format.SHT_LLVM_OFFLOADING, format.SHF_EXCLUDE.)
 const (
-	// SHT_LLVM_OFFLOADING is the ELF type of .llvm.offloading sections.
-	SHT_LLVM_OFFLOADING = 0x6FFF4C0B
-	// SHT_PROGBITS is the ELF type of bundle sections
-	// (__CLANG_OFFLOAD_BUNDLE__<id>).
-	SHT_PROGBITS = 1
-	// SHF_EXCLUDE is the only ELF flag of .llvm.offloading and of bundle
-	// sections (llvm-objcopy --set-section-flags=<s>=readonly,exclude).
-	SHF_EXCLUDE = 0x80000000
 	// COFFOffloadingFlags are the Characteristics clang gives
 	// .llvm.offloading: IMAGE_SCN_ALIGN_8BYTES | IMAGE_SCN_LNK_REMOVE |
 	// IMAGE_SCN_MEM_DISCARDABLE.
@@ -49,19 +43,12 @@ const (
 	COFFBundleFlags = 0x40000800
 )
 
-// Other ELF constants used by this package.
+// ELF flags as the uint64 that Section.Flags and NewSection.Flags hold
+// (they hold COFF Characteristics too), and other ELF constants.
 const (
-	shtNull        = 0
-	shtProgbits    = 1
-	shtSymtab      = 2
-	shtStrtab      = 3
-	shtRela        = 4
-	shtNobits      = 8
-	shtRel         = 9
-	shtGroup       = 17
-	shtSymtabShndx = 18
-
-	shfExclude = 0x80000000
+	shfExclude  = uint64(format.SHF_EXCLUDE)
+	shfInfoLink = uint64(format.SHF_INFO_LINK)
+	shfGroup    = uint64(format.SHF_GROUP)
 
 	etRel = 1
 )
@@ -74,10 +61,10 @@ const (
 
 // Section describes one section of a host object.
 type Section struct {
-	Index int    // ELF section index (0 is the null section); COFF 1-based section number
-	Name  string // resolved name (ELF .shstrtab, COFF "/N" long names)
-	Type  uint32 // ELF sh_type; 0 for COFF
-	Flags uint64 // ELF sh_flags or COFF Characteristics
+	Index int                // ELF section index (0 is the null section); COFF 1-based section number
+	Name  string             // resolved name (ELF .shstrtab, COFF "/N" long names)
+	Type  format.SectionType // ELF sh_type; 0 for COFF
+	Flags uint64             // ELF sh_flags or COFF Characteristics
 	// Offset and Size locate the contents in the file (for SHT_NOBITS and
 	// uninitialised COFF data, Size is the memory size and no bytes exist).
 	Offset int64
@@ -104,11 +91,11 @@ func (o *Object) OffloadSections() []Section {
 	for _, s := range o.Sections {
 		switch o.Format {
 		case ELF:
-			if s.Type == SHT_LLVM_OFFLOADING {
+			if s.Type == format.SHT_LLVM_OFFLOADING {
 				out = append(out, s)
 			}
 		case COFF:
-			if strings.HasPrefix(s.Name, ".llvm.offloading") {
+			if strings.HasPrefix(s.Name, format.OffloadingSection) {
 				out = append(out, s)
 			}
 		}
@@ -150,7 +137,7 @@ func Parse(buf []byte) (*Object, error) {
 // elfShdr is the full decoded section header (64-bit model).
 type elfShdr struct {
 	name      uint32
-	typ       uint32
+	typ       format.SectionType
 	flags     uint64
 	addr      uint64
 	off       uint64
@@ -267,7 +254,7 @@ func parseELF(buf []byte) (*elfFile, error) {
 			return nil, format.Errorf(shnumOff+2, format.ErrCorrupt, "e_shstrndx %d out of range", f.shstrndx)
 		}
 		h := f.shdrs[f.shstrndx]
-		if h.typ != shtNobits {
+		if h.typ != format.SHT_NOBITS {
 			if !binio.InRange(h.off, h.size, uint64(len(buf))) {
 				return nil, format.Errorf(int64(f.shoff)+int64(f.shstrndx*want), format.ErrTruncated, "section name table past end of file")
 			}
@@ -297,7 +284,7 @@ func parseELF(buf []byte) (*elfFile, error) {
 			o.Sections[i] = s
 			continue
 		}
-		if h.typ != shtNobits && h.typ != shtNull && h.size != 0 {
+		if h.typ != format.SHT_NOBITS && h.typ != format.SHT_NULL && h.size != 0 {
 			if !binio.InRange(h.off, h.size, uint64(len(buf))) || h.off > 1<<62 || h.size > 1<<62 {
 				return nil, format.Errorf(hoff, format.ErrTruncated, "section %d (%s): contents [0x%x, +0x%x) past end of file", i, s.Name, h.off, h.size)
 			}
@@ -313,13 +300,13 @@ func (f *elfFile) readShdr(off uint64) elfShdr {
 	b := f.buf[off:]
 	if f.obj.Class == 64 {
 		return elfShdr{
-			name: bo.Uint32(b[0:]), typ: bo.Uint32(b[4:]), flags: bo.Uint64(b[8:]),
+			name: bo.Uint32(b[0:]), typ: format.SectionType(bo.Uint32(b[4:])), flags: bo.Uint64(b[8:]),
 			addr: bo.Uint64(b[16:]), off: bo.Uint64(b[24:]), size: bo.Uint64(b[32:]),
 			link: bo.Uint32(b[40:]), info: bo.Uint32(b[44:]), addralign: bo.Uint64(b[48:]), entsize: bo.Uint64(b[56:]),
 		}
 	}
 	return elfShdr{
-		name: bo.Uint32(b[0:]), typ: bo.Uint32(b[4:]), flags: uint64(bo.Uint32(b[8:])),
+		name: bo.Uint32(b[0:]), typ: format.SectionType(bo.Uint32(b[4:])), flags: uint64(bo.Uint32(b[8:])),
 		addr: uint64(bo.Uint32(b[12:])), off: uint64(bo.Uint32(b[16:])), size: uint64(bo.Uint32(b[20:])),
 		link: bo.Uint32(b[24:]), info: bo.Uint32(b[28:]), addralign: uint64(bo.Uint32(b[32:])), entsize: uint64(bo.Uint32(b[36:])),
 	}

@@ -63,7 +63,7 @@ func TestParseFixtures(t *testing.T) {
 			assert.Equal(t, want, s.Data)
 			assert.Equal(t, uint64(8), s.Align)
 			if o.Format == ELF {
-				assert.Equal(t, uint32(SHT_LLVM_OFFLOADING), s.Type)
+				assert.Equal(t, format.SHT_LLVM_OFFLOADING, s.Type)
 				assert.Equal(t, uint64(shfExclude), s.Flags)
 				assert.Equal(t, uint16(etRel), o.Type)
 			} else {
@@ -86,7 +86,7 @@ func checkAgainstStdlib(t *testing.T, buf []byte, o *Object) {
 		for i, s := range f.Sections {
 			g := o.Sections[i]
 			assert.Equal(t, s.Name, g.Name)
-			assert.Equal(t, uint32(s.Type), g.Type)
+			assert.Equal(t, format.SectionType(s.Type), g.Type)
 			assert.Equal(t, uint64(s.Flags), g.Flags)
 			assert.Equal(t, s.Addralign, g.Align)
 			if i == 0 {

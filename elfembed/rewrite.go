@@ -17,7 +17,7 @@ import (
 // from Data while the output is written, never buffered whole.
 type NewSection struct {
 	Name  string
-	Type  uint32
+	Type  format.SectionType
 	Flags uint64
 	Align uint64
 	Data  io.ReaderAt
@@ -101,7 +101,7 @@ func Embed(w io.Writer, host []byte, payloads []io.ReaderAt, sizes []int64) erro
 	isCOFF := format.Identify(host) == format.KindCOFF
 	var add []NewSection
 	for i, p := range payloads {
-		s := NewSection{Name: ".llvm.offloading", Type: SHT_LLVM_OFFLOADING, Flags: shfExclude, Align: 8, Data: p, Size: sizes[i]}
+		s := NewSection{Name: format.OffloadingSection, Type: format.SHT_LLVM_OFFLOADING, Flags: shfExclude, Align: 8, Data: p, Size: sizes[i]}
 		if isCOFF {
 			s.Type, s.Flags = 0, coffOffloadingChars
 		}

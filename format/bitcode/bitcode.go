@@ -16,7 +16,7 @@ type Object struct {
 
 // OffloadingSection is the section name (and metadata string) that marks
 // embedded offload packages.
-const OffloadingSection = ".llvm.offloading"
+const OffloadingSection = format.OffloadingSection
 
 // EmbeddedObjectsMetadata is the named metadata listing the embedded objects.
 const EmbeddedObjectsMetadata = "llvm.embedded.objects"

@@ -216,7 +216,7 @@ func offloadShdr(b []byte) int {
 	}
 	shoff := int(le.Uint64(b[40:]))
 	for i, s := range ef.Sections {
-		if s.Type == 0x6FFF4C0B {
+		if format.SectionType(s.Type) == format.SHT_LLVM_OFFLOADING {
 			return shoff + 64*i
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+
+	"github.com/offload-kit/offload-kit/format"
 )
 
 // COFF constants used by the writer and its callers.
@@ -57,13 +59,13 @@ type coffLayout struct {
 func (s *Section) Characteristics() uint32 {
 	var c uint32
 	switch {
-	case s.Flags&SHF_EXECINSTR != 0:
+	case s.Flags&format.SHF_EXECINSTR != 0:
 		c = imageScnCntCode | imageScnMemExecute | imageScnMemRead
-	case s.Type == SHT_NOBITS:
+	case s.Type == format.SHT_NOBITS:
 		c = imageScnCntBSS | imageScnMemRead | imageScnMemWrite
 	default:
 		c = imageScnCntData | imageScnMemRead
-		if s.Flags&SHF_WRITE != 0 {
+		if s.Flags&format.SHF_WRITE != 0 {
 			c |= imageScnMemWrite
 		}
 	}
@@ -202,7 +204,7 @@ func (o *Object) coffLayout() (*coffLayout, error) {
 			}
 			cs.chunks = [][]byte{b}
 		}
-		if s.Type != SHT_NOBITS && s.size > 0 {
+		if s.Type != format.SHT_NOBITS && s.size > 0 {
 			off = (off + 3) &^ 3
 			cs.dataOff = uint32(off)
 			off += s.size
@@ -280,7 +282,7 @@ func (o *Object) writeCOFF(w io.Writer) (int64, error) {
 				cw.zeros(uint64(cs.relOff) - cw.n)
 				continue
 			}
-			if !inRelocs && cs.s.Type == SHT_NOBITS {
+			if !inRelocs && cs.s.Type == format.SHT_NOBITS {
 				continue
 			}
 			cw.write(c)

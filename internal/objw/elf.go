@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+
+	"github.com/offload-kit/offload-kit/format"
 )
 
 const (
@@ -19,8 +21,8 @@ const (
 // outSec is one section header as laid out for writing.
 type outSec struct {
 	name   uint32
-	typ    uint32
-	flags  uint64
+	typ    format.SectionType
+	flags  format.SectionFlag
 	off    uint64
 	size   uint64
 	link   uint32
@@ -71,7 +73,7 @@ func (o *Object) WriteTo(w io.Writer) (int64, error) {
 
 	for i := range l.secs {
 		s := &l.secs[i]
-		if s.typ == SHT_NOBITS || s.typ == SHT_NULL {
+		if s.typ == format.SHT_NOBITS || s.typ == format.SHT_NULL {
 			continue
 		}
 		cw.zeros(s.off - cw.n)
@@ -83,8 +85,8 @@ func (o *Object) WriteTo(w io.Writer) (int64, error) {
 	sh := make([]byte, 0, shdrSize*len(l.secs))
 	for _, s := range l.secs {
 		sh = le.AppendUint32(sh, s.name)
-		sh = le.AppendUint32(sh, s.typ)
-		sh = le.AppendUint64(sh, s.flags)
+		sh = le.AppendUint32(sh, uint32(s.typ))
+		sh = le.AppendUint64(sh, uint64(s.flags))
 		sh = le.AppendUint64(sh, 0) // addr
 		sh = le.AppendUint64(sh, s.off)
 		sh = le.AppendUint64(sh, s.size)
@@ -212,23 +214,23 @@ func (o *Object) layout() (*layout, error) {
 			rela = le.AppendUint64(rela, uint64(r.Addend))
 		}
 		secs = append(secs, outSec{
-			name: shstr.add(".rela" + s.Name), typ: SHT_RELA, flags: SHF_INFO_LINK,
+			name: shstr.add(".rela" + s.Name), typ: format.SHT_RELA, flags: format.SHF_INFO_LINK,
 			size: uint64(len(rela)), link: uint32(symtabIdx), info: uint32(secIdx[s]),
 			align: 8, ent: relaSize, chunks: [][]byte{rela},
 		})
 	}
 	secs = append(secs, outSec{
-		name: shstr.add(".symtab"), typ: SHT_SYMTAB, size: uint64(len(symtab)),
+		name: shstr.add(".symtab"), typ: format.SHT_SYMTAB, size: uint64(len(symtab)),
 		link: uint32(strtabIdx), info: uint32(nLocal), align: 8, ent: symSize,
 		chunks: [][]byte{symtab},
 	})
 	secs = append(secs, outSec{
-		name: shstr.add(".strtab"), typ: SHT_STRTAB, size: uint64(len(str.buf)),
+		name: shstr.add(".strtab"), typ: format.SHT_STRTAB, size: uint64(len(str.buf)),
 		align: 1, chunks: [][]byte{str.buf},
 	})
 	shName := shstr.add(".shstrtab")
 	secs = append(secs, outSec{
-		name: shName, typ: SHT_STRTAB, size: uint64(len(shstr.buf)),
+		name: shName, typ: format.SHT_STRTAB, size: uint64(len(shstr.buf)),
 		align: 1, chunks: [][]byte{shstr.buf},
 	})
 
@@ -239,7 +241,7 @@ func (o *Object) layout() (*layout, error) {
 			off = (off + a - 1) &^ (a - 1)
 		}
 		s.off = off
-		if s.typ != SHT_NOBITS {
+		if s.typ != format.SHT_NOBITS {
 			off += s.size
 		}
 	}

@@ -15,29 +15,15 @@ package objw
 import (
 	"errors"
 	"fmt"
+
+	"github.com/offload-kit/offload-kit/format"
 )
 
-// ELF constants used by the writer and its callers.
+// ELF constants used by the writer and its callers (section types and
+// flags are format.SectionType and format.SectionFlag).
 const (
 	EM_X86_64  uint16 = 62
 	EM_AARCH64 uint16 = 183
-
-	SHT_NULL            uint32 = 0
-	SHT_PROGBITS        uint32 = 1
-	SHT_SYMTAB          uint32 = 2
-	SHT_STRTAB          uint32 = 3
-	SHT_RELA            uint32 = 4
-	SHT_NOBITS          uint32 = 8
-	SHT_INIT_ARRAY      uint32 = 14
-	SHT_FINI_ARRAY      uint32 = 15
-	SHT_LLVM_OFFLOADING uint32 = 0x6FFF4C0B
-
-	SHF_WRITE     uint64 = 0x1
-	SHF_ALLOC     uint64 = 0x2
-	SHF_EXECINSTR uint64 = 0x4
-	SHF_MERGE     uint64 = 0x10
-	SHF_STRINGS   uint64 = 0x20
-	SHF_INFO_LINK uint64 = 0x40
 
 	STB_LOCAL  uint8 = 0
 	STB_GLOBAL uint8 = 1
@@ -81,8 +67,8 @@ type Object struct {
 // sections; they are resolved to indices when the object is written.
 type Section struct {
 	Name    string
-	Type    uint32
-	Flags   uint64
+	Type    format.SectionType
+	Flags   format.SectionFlag
 	Align   uint64
 	EntSize uint64
 	Link    *Section
@@ -137,7 +123,7 @@ func NewCOFF(machine uint16) *Object {
 func (o *Object) IsCOFF() bool { return o.coff }
 
 // AddSection adds a section holding data (not copied; may be nil).
-func (o *Object) AddSection(name string, typ uint32, flags uint64, align uint64, data []byte) *Section {
+func (o *Object) AddSection(name string, typ format.SectionType, flags format.SectionFlag, align uint64, data []byte) *Section {
 	s := &Section{Name: name, Type: typ, Flags: flags, Align: align, obj: o}
 	if len(data) > 0 {
 		s.Append(data)
@@ -195,7 +181,7 @@ func (s *Section) Pad(align uint64) uint64 {
 	return s.size
 }
 
-// Reserve grows a SHT_NOBITS section by n bytes and returns the offset of
+// Reserve grows a format.SHT_NOBITS section by n bytes and returns the offset of
 // the reserved space.
 func (s *Section) Reserve(n uint64) uint64 {
 	off := s.size
@@ -209,9 +195,9 @@ func (s *Section) Size() uint64 { return s.size }
 // Relocs returns the section's relocations in the order they were added.
 func (s *Section) Relocs() []Reloc { return s.relocs }
 
-// Bytes returns a copy of the section contents (nil for SHT_NOBITS).
+// Bytes returns a copy of the section contents (nil for format.SHT_NOBITS).
 func (s *Section) Bytes() []byte {
-	if s.Type == SHT_NOBITS {
+	if s.Type == format.SHT_NOBITS {
 		return nil
 	}
 	b := make([]byte, 0, s.size)
@@ -228,7 +214,7 @@ func (o *Object) check() error {
 		if s.Align != 0 && s.Align&(s.Align-1) != 0 {
 			return fmt.Errorf("%w: section %s: alignment %d is not a power of two", ErrInvalid, s.Name, s.Align)
 		}
-		if s.Type == SHT_NOBITS && len(s.chunks) > 0 {
+		if s.Type == format.SHT_NOBITS && len(s.chunks) > 0 {
 			return fmt.Errorf("%w: section %s: SHT_NOBITS section has contents", ErrInvalid, s.Name)
 		}
 	}

@@ -11,21 +11,23 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/offload-kit/offload-kit/format"
 )
 
 // sample builds a small object exercising every feature of the writer.
 func sample() (*Object, []byte) {
 	o := NewELF(EM_X86_64)
 	o.FileName = "sample"
-	text := o.AddSection(".text.startup", SHT_PROGBITS, SHF_ALLOC|SHF_EXECINSTR, 16, []byte{0xe8, 0, 0, 0, 0, 0xc3})
+	text := o.AddSection(".text.startup", format.SHT_PROGBITS, format.SHF_ALLOC|format.SHF_EXECINSTR, 16, []byte{0xe8, 0, 0, 0, 0, 0xc3})
 	big := bytes.Repeat([]byte{0xab}, 1000)
-	img := o.AddSection(".llvm.offloading", SHT_LLVM_OFFLOADING, SHF_ALLOC, 8, big)
-	data := o.AddSection(".data.rel.ro", SHT_PROGBITS, SHF_WRITE|SHF_ALLOC, 16, nil)
+	img := o.AddSection(".llvm.offloading", format.SHT_LLVM_OFFLOADING, format.SHF_ALLOC, 8, big)
+	data := o.AddSection(".data.rel.ro", format.SHT_PROGBITS, format.SHF_WRITE|format.SHF_ALLOC, 16, nil)
 	data.Append(make([]byte, 8))
 	data.Pad(16)
-	bss := o.AddSection(".bss", SHT_NOBITS, SHF_WRITE|SHF_ALLOC, 8, nil)
+	bss := o.AddSection(".bss", format.SHT_NOBITS, format.SHF_WRITE|format.SHF_ALLOC, 8, nil)
 	bss.Reserve(24)
-	o.AddSection(".note.GNU-stack", SHT_PROGBITS, 0, 1, nil)
+	o.AddSection(".note.GNU-stack", format.SHT_PROGBITS, 0, 1, nil)
 	ext := o.AddSymbol("ext_fn", nil, 0, 0, STB_GLOBAL, STT_NOTYPE, STV_DEFAULT)
 	hid := o.AddSymbol("__start_x", nil, 0, 0, STB_GLOBAL, STT_NOTYPE, STV_HIDDEN)
 	o.AddSymbol("fn", text, 0, 6, STB_LOCAL, STT_FUNC, STV_DEFAULT)
@@ -62,7 +64,7 @@ func TestWriteReadBack(t *testing.T) {
 		t.Errorf("sections:\n got %s\nwant %s", got, want)
 	}
 	img := f.Section(".llvm.offloading")
-	if uint32(img.Type) != SHT_LLVM_OFFLOADING || img.Flags != elf.SHF_ALLOC {
+	if format.SectionType(img.Type) != format.SHT_LLVM_OFFLOADING || img.Flags != elf.SHF_ALLOC {
 		t.Errorf(".llvm.offloading: %v %v", img.Type, img.Flags)
 	}
 	if d, _ := img.Data(); !bytes.Equal(d, big) {
@@ -131,7 +133,7 @@ func TestWriteReadBack(t *testing.T) {
 func TestNoCopy(t *testing.T) {
 	o := NewELF(EM_X86_64)
 	buf := []byte("abcd")
-	s := o.AddSection(".x", SHT_PROGBITS, SHF_ALLOC, 1, buf)
+	s := o.AddSection(".x", format.SHT_PROGBITS, format.SHF_ALLOC, 1, buf)
 	buf[0] = 'z'
 	if got := string(s.Bytes()); got != "zbcd" {
 		t.Errorf("got %q", got)
@@ -141,17 +143,17 @@ func TestNoCopy(t *testing.T) {
 func TestInvalid(t *testing.T) {
 	for name, build := range map[string]func(o *Object){
 		"foreign symbol": func(o *Object) {
-			s := o.AddSection(".a", SHT_PROGBITS, SHF_ALLOC, 1, []byte{1, 2, 3, 4})
+			s := o.AddSection(".a", format.SHT_PROGBITS, format.SHF_ALLOC, 1, []byte{1, 2, 3, 4})
 			o.AddReloc(s, 0, R_X86_64_64, NewELF(EM_X86_64).AddSymbol("x", nil, 0, 0, STB_GLOBAL, 0, 0), 0)
 		},
 		"reloc past end": func(o *Object) {
-			s := o.AddSection(".a", SHT_PROGBITS, SHF_ALLOC, 1, []byte{1})
+			s := o.AddSection(".a", format.SHT_PROGBITS, format.SHF_ALLOC, 1, []byte{1})
 			o.AddReloc(s, 4, R_X86_64_64, o.AddSymbol("x", nil, 0, 0, STB_GLOBAL, 0, 0), 0)
 		},
-		"bad align":      func(o *Object) { o.AddSection(".a", SHT_PROGBITS, 0, 3, nil) },
-		"nobits content": func(o *Object) { o.AddSection(".bss", SHT_NOBITS, 0, 8, []byte{1}) },
+		"bad align":      func(o *Object) { o.AddSection(".a", format.SHT_PROGBITS, 0, 3, nil) },
+		"nobits content": func(o *Object) { o.AddSection(".bss", format.SHT_NOBITS, 0, 8, []byte{1}) },
 		"foreign section": func(o *Object) {
-			o.AddSymbol("x", NewELF(EM_X86_64).AddSection(".b", SHT_PROGBITS, 0, 1, nil), 0, 0, STB_LOCAL, 0, 0)
+			o.AddSymbol("x", NewELF(EM_X86_64).AddSection(".b", format.SHT_PROGBITS, 0, 1, nil), 0, 0, STB_LOCAL, 0, 0)
 		},
 	} {
 		o := NewELF(EM_X86_64)
@@ -207,10 +209,10 @@ func TestReadelfAccepts(t *testing.T) {
 
 func TestCOFF(t *testing.T) {
 	o := NewCOFF(IMAGE_FILE_MACHINE_AMD64)
-	text := o.AddSection(".text.startup", SHT_PROGBITS, SHF_ALLOC|SHF_EXECINSTR, 16, []byte{0xe8, 0, 0, 0, 0, 0xc3})
-	data := o.AddSection(".rdata", SHT_PROGBITS, SHF_ALLOC, 16, make([]byte, 16))
-	o.AddSection(".bss", SHT_NOBITS, SHF_ALLOC|SHF_WRITE, 8, nil).Reserve(8)
-	ent := o.AddSection("llvm_offload_entries$OA", SHT_PROGBITS, SHF_ALLOC, 8, nil)
+	text := o.AddSection(".text.startup", format.SHT_PROGBITS, format.SHF_ALLOC|format.SHF_EXECINSTR, 16, []byte{0xe8, 0, 0, 0, 0, 0xc3})
+	data := o.AddSection(".rdata", format.SHT_PROGBITS, format.SHF_ALLOC, 16, make([]byte, 16))
+	o.AddSection(".bss", format.SHT_NOBITS, format.SHF_ALLOC|format.SHF_WRITE, 8, nil).Reserve(8)
+	ent := o.AddSection("llvm_offload_entries$OA", format.SHT_PROGBITS, format.SHF_ALLOC, 8, nil)
 	fn := o.AddSymbol("fn", text, 0, 6, STB_LOCAL, STT_FUNC, STV_DEFAULT)
 	ext := o.AddSymbol("ext", nil, 0, 0, STB_GLOBAL, STT_NOTYPE, STV_DEFAULT)
 	o.AddSymbol("__start_llvm_offload_entries", ent, 0, 0, STB_WEAK, STT_OBJECT, STV_HIDDEN)

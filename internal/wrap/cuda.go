@@ -3,6 +3,7 @@ package wrap
 import (
 	"encoding/binary"
 
+	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/internal/objw"
 )
 
@@ -67,15 +68,15 @@ func buildGPU(opts Options, fatbin []byte, fl gpuFlavor) (*objw.Object, error) {
 			align = 16
 		}
 	}
-	img := o.AddSection(fl.fatbinSec, objw.SHT_PROGBITS, objw.SHF_ALLOC, align, fatbin)
+	img := o.AddSection(fl.fatbinSec, format.SHT_PROGBITS, format.SHF_ALLOC, align, fatbin)
 	o.AddSymbol(".fatbin_image", img, 0, uint64(len(fatbin)), objw.STB_LOCAL, objw.STT_OBJECT, objw.STV_DEFAULT)
 
 	// .fatbin_wrapper = {i32 magic, i32 1, ptr image, ptr null}.
-	segFlags := objw.SHF_WRITE | objw.SHF_ALLOC
+	segFlags := format.SHF_WRITE | format.SHF_ALLOC
 	if m.coff {
-		segFlags = objw.SHF_ALLOC
+		segFlags = format.SHF_ALLOC
 	}
-	seg := o.AddSection(fl.segmentSec, objw.SHT_PROGBITS, segFlags, 8, nil)
+	seg := o.AddSection(fl.segmentSec, format.SHT_PROGBITS, segFlags, 8, nil)
 	var hdr [8]byte
 	binary.LittleEndian.PutUint32(hdr[0:], fl.magic)
 	binary.LittleEndian.PutUint32(hdr[4:], 1)
@@ -87,7 +88,7 @@ func buildGPU(opts Options, fatbin []byte, fl gpuFlavor) (*objw.Object, error) {
 	// .<kind>.binary_handle: one pointer in .bss.
 	bss := m.bss
 	if bss == nil {
-		bss = o.AddSection(".bss", objw.SHT_NOBITS, objw.SHF_WRITE|objw.SHF_ALLOC, 8, nil)
+		bss = o.AddSection(".bss", format.SHT_NOBITS, format.SHF_WRITE|format.SHF_ALLOC, 8, nil)
 	}
 	bss.Align = 8
 	bss.Reserve(8)

@@ -107,9 +107,9 @@ func elfView(obj []byte) (*view, error) {
 	}
 	v := newView(f.Machine.String())
 	for _, s := range f.Sections {
-		vs := vsec{name: s.Name, typ: elfTypeName(s.Type), size: s.Size, align: s.Addralign,
+		vs := vsec{name: s.Name, typ: format.SectionType(s.Type).String(), size: s.Size, align: s.Addralign,
 			flags: elfFlags(s.Flags), nobits: s.Type == elf.SHT_NOBITS, isELF: true}
-		vs.list = s.Flags&elf.SHF_ALLOC != 0 && s.Flags&elf.SHF_EXECINSTR == 0 && uint32(s.Type) != 0x70000001 &&
+		vs.list = s.Flags&elf.SHF_ALLOC != 0 && s.Flags&elf.SHF_EXECINSTR == 0 && format.SectionType(s.Type) != format.SHT_X86_64_UNWIND &&
 			s.Name != ".rodata" && s.Name != ".eh_frame"
 		if s.Type == elf.SHT_INIT_ARRAY || s.Type == elf.SHT_FINI_ARRAY {
 			vs.ctor = map[bool]string{true: "constructor", false: "destructor"}[s.Type == elf.SHT_INIT_ARRAY]
@@ -180,13 +180,6 @@ func elfView(obj []byte) (*view, error) {
 		}
 	}
 	return v, nil
-}
-
-func elfTypeName(t elf.SectionType) string {
-	if uint32(t) == 0x6FFF4C0B {
-		return "SHT_LLVM_OFFLOADING"
-	}
-	return t.String()
 }
 
 func elfFlags(f elf.SectionFlag) string {

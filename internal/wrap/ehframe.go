@@ -3,6 +3,7 @@ package wrap
 import (
 	"encoding/binary"
 
+	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/internal/objw"
 )
 
@@ -25,15 +26,15 @@ const (
 // CFI the templates record, so that unwinders and debuggers can walk
 // through the registration functions.
 func (m *module) ehFrame() {
-	typ, dataAlign, ra := uint32(0x70000001), int64(-8), byte(dwX86RA) // SHT_X86_64_UNWIND
-	initial := []byte{0x0c, dwX86RSP, 8, 0x80 | dwX86RA, 1}            // def_cfa rsp+8; RA at cfa-8
+	typ, dataAlign, ra := format.SHT_X86_64_UNWIND, int64(-8), byte(dwX86RA)
+	initial := []byte{0x0c, dwX86RSP, 8, 0x80 | dwX86RA, 1} // def_cfa rsp+8; RA at cfa-8
 	pcrel := objw.R_X86_64_PC32
 	if m.a64 {
-		typ, dataAlign, ra = objw.SHT_PROGBITS, -4, dwA64LR
+		typ, dataAlign, ra = format.SHT_PROGBITS, -4, dwA64LR
 		initial = []byte{0x0c, dwA64SP, 0} // def_cfa sp+0
 		pcrel = objw.R_AARCH64_PREL32
 	}
-	sec := m.o.AddSection(".eh_frame", typ, objw.SHF_ALLOC, 8, nil)
+	sec := m.o.AddSection(".eh_frame", typ, format.SHF_ALLOC, 8, nil)
 	if m.a64 {
 		m.o.AddSymbol("$d", sec, 0, 0, objw.STB_LOCAL, objw.STT_NOTYPE, objw.STV_DEFAULT)
 	}

@@ -71,11 +71,11 @@ func BuildOpenMP(opts Options, images [][]byte) (*objw.Object, error) {
 		return nil, fmt.Errorf("wrap: Relocatable linking is not supported on COFF targets: %w", format.ErrUnsupported)
 	}
 	o := m.o
-	secName := ".llvm.offloading"
+	secName := format.OffloadingSection
 	if opts.Relocatable {
-		secName = ".llvm.offloading.relocatable"
+		secName = format.OffloadingSection + ".relocatable"
 	}
-	imgSec := o.AddSection(secName, objw.SHT_LLVM_OFFLOADING, objw.SHF_ALLOC, 8, nil)
+	imgSec := o.AddSection(secName, format.SHT_LLVM_OFFLOADING, format.SHF_ALLOC, 8, nil)
 	rel := m.dataRelRO()
 
 	type placed struct{ off, start, end uint64 }

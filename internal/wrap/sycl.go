@@ -120,13 +120,13 @@ func BuildSYCL(opts Options, images []SYCLImage) (*objw.Object, error) {
 	}
 	var strs *objw.Section
 	if m.coff {
-		strs = o.AddSection(".rdata$str", objw.SHT_PROGBITS, objw.SHF_ALLOC, 1, nil)
+		strs = o.AddSection(".rdata$str", format.SHT_PROGBITS, format.SHF_ALLOC, 1, nil)
 	} else {
-		strs = o.AddSection(".rodata.str1.1", objw.SHT_PROGBITS, objw.SHF_ALLOC|objw.SHF_MERGE|objw.SHF_STRINGS, 1, nil)
+		strs = o.AddSection(".rodata.str1.1", format.SHT_PROGBITS, format.SHF_ALLOC|format.SHF_MERGE|format.SHF_STRINGS, 1, nil)
 		strs.EntSize = 1
 	}
-	data := o.AddSection(".llvm.offloading", objw.SHT_LLVM_OFFLOADING, objw.SHF_ALLOC, 1, nil)
-	names := o.AddSection(".llvm.rodata.offloading", objw.SHT_PROGBITS, objw.SHF_ALLOC|objw.SHF_MERGE|objw.SHF_STRINGS, 1, nil)
+	data := o.AddSection(format.OffloadingSection, format.SHT_LLVM_OFFLOADING, format.SHF_ALLOC, 1, nil)
+	names := o.AddSection(".llvm.rodata.offloading", format.SHT_PROGBITS, format.SHF_ALLOC|format.SHF_MERGE|format.SHF_STRINGS, 1, nil)
 	names.EntSize = 1
 	rel := m.dataRelRO()
 	strSym, dataSym, nameSym, relSym := m.secSym(strs), m.secSym(data), m.secSym(names), m.secSym(rel)
@@ -258,10 +258,10 @@ func (m *module) syclEntry(sec *objw.Section, nameSym *objw.Symbol, nameOff uint
 // objects have it) on ELF, llvm_offload_entries$OE on COFF.
 func (m *module) entrySection() *objw.Section {
 	if m.entries == nil {
-		m.entries = m.o.AddSection("llvm_offload_entries$OE", objw.SHT_PROGBITS, objw.SHF_ALLOC, 8, nil)
+		m.entries = m.o.AddSection("llvm_offload_entries$OE", format.SHT_PROGBITS, format.SHF_ALLOC, 8, nil)
 	}
 	if !m.coff {
-		m.entries.Flags |= objw.SHF_WRITE
+		m.entries.Flags |= format.SHF_WRITE
 	}
 	return m.entries
 }

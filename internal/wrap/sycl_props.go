@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/internal/objw"
 )
 
@@ -80,9 +81,9 @@ func (p *syclProps) unique(base string) string {
 func (p *syclProps) value(b []byte) uint64 {
 	if p.vals == nil {
 		if p.m.coff {
-			p.vals = p.m.o.AddSection(".rdata$prop", objw.SHT_PROGBITS, objw.SHF_ALLOC, 8, nil)
+			p.vals = p.m.o.AddSection(".rdata$prop", format.SHT_PROGBITS, format.SHF_ALLOC, 8, nil)
 		} else {
-			p.vals = p.m.o.AddSection(".rodata", objw.SHT_PROGBITS, objw.SHF_ALLOC, 8, nil)
+			p.vals = p.m.o.AddSection(".rodata", format.SHT_PROGBITS, format.SHF_ALLOC, 8, nil)
 		}
 		p.valSym = p.m.secSym(p.vals)
 	}

@@ -99,9 +99,9 @@ func newModule(opts Options) (*module, error) {
 		m.c = newCode(16, 0xcc)
 		m.win = opts.winABI
 	}
-	m.text = o.AddSection(".text", objw.SHT_PROGBITS, objw.SHF_ALLOC|objw.SHF_EXECINSTR, 4, nil)
-	m.startup = o.AddSection(".text.startup", objw.SHT_PROGBITS, objw.SHF_ALLOC|objw.SHF_EXECINSTR, textAlign, nil)
-	m.entries = o.AddSection("llvm_offload_entries", objw.SHT_PROGBITS, objw.SHF_ALLOC, 8, nil)
+	m.text = o.AddSection(".text", format.SHT_PROGBITS, format.SHF_ALLOC|format.SHF_EXECINSTR, 4, nil)
+	m.startup = o.AddSection(".text.startup", format.SHT_PROGBITS, format.SHF_ALLOC|format.SHF_EXECINSTR, textAlign, nil)
+	m.entries = o.AddSection("llvm_offload_entries", format.SHT_PROGBITS, format.SHF_ALLOC, 8, nil)
 	o.AddSymbol("__dummy.llvm_offload_entries", m.entries, 0, 0, objw.STB_LOCAL, objw.STT_OBJECT, objw.STV_DEFAULT)
 	return m, nil
 }
@@ -116,13 +116,13 @@ func newCOFFModule() *module {
 	m.c = newCode(16, 0xcc)
 	m.c.coff = true
 	o.AddSymbol("@feat.00", nil, 0, 0, objw.STB_LOCAL, objw.STT_NOTYPE, objw.STV_DEFAULT).Abs = true
-	m.text = o.AddSection(".text", objw.SHT_PROGBITS, objw.SHF_ALLOC|objw.SHF_EXECINSTR, 4, nil)
-	o.AddSection(".data", objw.SHT_PROGBITS, objw.SHF_ALLOC|objw.SHF_WRITE, 4, nil)
-	m.bss = o.AddSection(".bss", objw.SHT_NOBITS, objw.SHF_ALLOC|objw.SHF_WRITE, 4, nil)
-	m.startup = o.AddSection(".text.startup", objw.SHT_PROGBITS, objw.SHF_ALLOC|objw.SHF_EXECINSTR, 16, nil)
-	m.xdata = o.AddSection(".xdata", objw.SHT_PROGBITS, objw.SHF_ALLOC, 4, nil)
-	oa := o.AddSection("llvm_offload_entries$OA", objw.SHT_PROGBITS, objw.SHF_ALLOC, 8, nil)
-	oz := o.AddSection("llvm_offload_entries$OZ", objw.SHT_PROGBITS, objw.SHF_ALLOC, 8, nil)
+	m.text = o.AddSection(".text", format.SHT_PROGBITS, format.SHF_ALLOC|format.SHF_EXECINSTR, 4, nil)
+	o.AddSection(".data", format.SHT_PROGBITS, format.SHF_ALLOC|format.SHF_WRITE, 4, nil)
+	m.bss = o.AddSection(".bss", format.SHT_NOBITS, format.SHF_ALLOC|format.SHF_WRITE, 4, nil)
+	m.startup = o.AddSection(".text.startup", format.SHT_PROGBITS, format.SHF_ALLOC|format.SHF_EXECINSTR, 16, nil)
+	m.xdata = o.AddSection(".xdata", format.SHT_PROGBITS, format.SHF_ALLOC, 4, nil)
+	oa := o.AddSection("llvm_offload_entries$OA", format.SHT_PROGBITS, format.SHF_ALLOC, 8, nil)
+	oz := o.AddSection("llvm_offload_entries$OZ", format.SHT_PROGBITS, format.SHF_ALLOC, 8, nil)
 	m.start = o.AddSymbol("__start_llvm_offload_entries", oa, 0, 0, objw.STB_WEAK, objw.STT_OBJECT, objw.STV_HIDDEN)
 	m.stop = o.AddSymbol("__stop_llvm_offload_entries", oz, 0, 0, objw.STB_WEAK, objw.STT_OBJECT, objw.STV_HIDDEN)
 	return m
@@ -163,9 +163,9 @@ func checkTriple(triple string) (machine uint16, coff bool, err error) {
 // .data.rel.ro on ELF (PIC), .rdata on COFF.
 func (m *module) dataRelRO() *objw.Section {
 	if m.coff {
-		return m.o.AddSection(".rdata", objw.SHT_PROGBITS, objw.SHF_ALLOC, 16, nil)
+		return m.o.AddSection(".rdata", format.SHT_PROGBITS, format.SHF_ALLOC, 16, nil)
 	}
-	return m.o.AddSection(".data.rel.ro", objw.SHT_PROGBITS, objw.SHF_WRITE|objw.SHF_ALLOC, 16, nil)
+	return m.o.AddSection(".data.rel.ro", format.SHT_PROGBITS, format.SHF_WRITE|format.SHF_ALLOC, 16, nil)
 }
 
 // extern returns the undefined global symbol name, creating it on first use.
@@ -212,13 +212,13 @@ func (m *module) ctorArray(prio int, dtor bool, fnOff uint64) {
 	var s *objw.Section
 	switch {
 	case m.coff && dtor:
-		s = m.o.AddSection(fmt.Sprintf(".CRT$XTA%05d", prio), objw.SHT_PROGBITS, objw.SHF_ALLOC, 8, nil)
+		s = m.o.AddSection(fmt.Sprintf(".CRT$XTA%05d", prio), format.SHT_PROGBITS, format.SHF_ALLOC, 8, nil)
 	case m.coff:
-		s = m.o.AddSection(fmt.Sprintf(".CRT$XCA%05d", prio), objw.SHT_PROGBITS, objw.SHF_ALLOC, 8, nil)
+		s = m.o.AddSection(fmt.Sprintf(".CRT$XCA%05d", prio), format.SHT_PROGBITS, format.SHF_ALLOC, 8, nil)
 	case dtor:
-		s = m.o.AddSection(fmt.Sprintf(".fini_array.%d", prio), objw.SHT_FINI_ARRAY, objw.SHF_WRITE|objw.SHF_ALLOC, 8, nil)
+		s = m.o.AddSection(fmt.Sprintf(".fini_array.%d", prio), format.SHT_FINI_ARRAY, format.SHF_WRITE|format.SHF_ALLOC, 8, nil)
 	default:
-		s = m.o.AddSection(fmt.Sprintf(".init_array.%d", prio), objw.SHT_INIT_ARRAY, objw.SHF_WRITE|objw.SHF_ALLOC, 8, nil)
+		s = m.o.AddSection(fmt.Sprintf(".init_array.%d", prio), format.SHT_INIT_ARRAY, format.SHF_WRITE|format.SHF_ALLOC, 8, nil)
 	}
 	m.ptr(s, m.secSym(m.startup), int64(fnOff))
 }
@@ -232,7 +232,7 @@ func (m *module) finish() (map[string]*objw.Symbol, error) {
 	if m.coff {
 		// .pdata: one RUNTIME_FUNCTION {begin, end, unwind info} per
 		// function, all image-relative (ADDR32NB).
-		pdata := m.o.AddSection(".pdata", objw.SHT_PROGBITS, objw.SHF_ALLOC, 4, nil)
+		pdata := m.o.AddSection(".pdata", format.SHT_PROGBITS, format.SHF_ALLOC, 4, nil)
 		text, xdata := m.secSym(m.startup), m.secSym(m.xdata)
 		rva := func(sym *objw.Symbol, off uint64) {
 			at := pdata.Append(make([]byte, 4))
@@ -255,12 +255,12 @@ func (m *module) finish() (map[string]*objw.Symbol, error) {
 		// data starts (AAELF64 §5.5.4), as the LLVM assembler emits them.
 		m.o.AddSymbol("$x", m.startup, 0, 0, objw.STB_LOCAL, objw.STT_NOTYPE, objw.STV_DEFAULT)
 		for _, s := range m.o.Sections() {
-			if s.Flags&objw.SHF_ALLOC != 0 && s.Flags&objw.SHF_EXECINSTR == 0 && s.Size() > 0 {
+			if s.Flags&format.SHF_ALLOC != 0 && s.Flags&format.SHF_EXECINSTR == 0 && s.Size() > 0 {
 				m.o.AddSymbol("$d", s, 0, 0, objw.STB_LOCAL, objw.STT_NOTYPE, objw.STV_DEFAULT)
 			}
 		}
 	}
-	m.o.AddSection(".note.GNU-stack", objw.SHT_PROGBITS, 0, 1, nil)
+	m.o.AddSection(".note.GNU-stack", format.SHT_PROGBITS, 0, 1, nil)
 	if !m.win {
 		m.ehFrame()
 	}

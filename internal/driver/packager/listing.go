@@ -337,7 +337,7 @@ const oldDriverPrefix = "__CLANG_OFFLOAD_BUNDLE__"
 func (l *lister) sections(obj *elfembed.Object, c *DumpContents) error {
 	var old []DumpEntry
 	for _, s := range obj.Sections {
-		if s.Type == elfembed.SHT_LLVM_OFFLOADING || (obj.Format == elfembed.COFF && strings.HasPrefix(s.Name, ".llvm.offloading")) {
+		if s.Type == format.SHT_LLVM_OFFLOADING || (obj.Format == elfembed.COFF && strings.HasPrefix(s.Name, format.OffloadingSection)) {
 			continue
 		}
 		if id, ok := strings.CutPrefix(s.Name, oldDriverPrefix); ok && id != "" {
