@@ -21,7 +21,6 @@ import (
 	"github.com/offload-kit/offload-kit/format/ar"
 	"github.com/offload-kit/offload-kit/format/bundle"
 	"github.com/offload-kit/offload-kit/internal/atomicfile"
-	"github.com/offload-kit/offload-kit/internal/mmapfile"
 	"github.com/offload-kit/offload-kit/internal/run"
 )
 
@@ -707,7 +706,9 @@ func (c *config) list(env *Env, name string) error {
 				next = pos + hdr.Len(rest)
 			}
 		}
-		if ids, ok := c.listCompressedHeader(in, buf[pos:next]); ok {
+		if ids, ok, err := c.listCompressed(env, in, buf[pos:next], int64(pos)); err != nil {
+			return err
+		} else if ok {
 			for _, id := range ids {
 				fmt.Fprintln(&out, id)
 			}
@@ -721,27 +722,12 @@ func (c *config) list(env *Env, name string) error {
 		if err != nil {
 			return decompressError(name, int64(pos), err)
 		}
-		h, cm, err := c.handlerFor(data)
+		ids, err := c.listData(data)
 		if err != nil {
 			return err
 		}
-		if h == binaryHandler {
-			// Only the first bundle's header is read, as
-			// clang-offload-bundler 22 reads it: bundles back to back
-			// after it (as a linked .hip_fatbin holds them) are not
-			// listed. dump lists them all.
-			b, _ := bundle.ParseLenient(data)
-			for _, id := range b.IDs() {
-				fmt.Fprintln(&out, id)
-			}
-		} else {
-			es, err := c.readEntries(h, cm, data)
-			if err != nil {
-				return err
-			}
-			for _, e := range es {
-				fmt.Fprintln(&out, e.id)
-			}
+		for _, id := range ids {
+			fmt.Fprintln(&out, id)
 		}
 		if next <= pos {
 			break
@@ -749,55 +735,6 @@ func (c *config) list(env *Env, name string) error {
 		pos = next
 	}
 	return nil
-}
-
-// listCompressedHeader lists a large compressed binary bundle from its
-// header alone: the payload is decoded only until the bundle header is
-// complete (clang-offload-bundler decompresses all of it, 2.6x the
-// bundle's size in memory). ok is false when that does not apply (small
-// or -verbose, not one binary bundle filling the whole decompressed
-// data, the header not within its first 16 MiB); the caller then decodes
-// everything. Damage after the header goes unnoticed here.
-func (c *config) listCompressedHeader(in *input, blob []byte) (ids []string, ok bool) {
-	if c.verbose || in.m == nil || !bytes.HasPrefix(blob, bundle.CCOBMagic) {
-		return nil, false
-	}
-	h, err := bundle.ParseHeader(blob)
-	if err != nil || h.UncompressedSize < 16<<20 || h.UncompressedSize > math.MaxInt {
-		return nil, false
-	}
-	total := int64(h.UncompressedSize)
-	// The decoded front goes into a sparse view of the whole bundle, so
-	// that ParseLenient checks entries against the real size.
-	view, err := anonView(int(total))
-	if err != nil {
-		return nil, false
-	}
-	defer mmapfile.Unmap(view)
-	// The sink always stops the decoder: with the IDs, or (found false)
-	// when the full path must decode after all.
-	_, err = bundle.DecodeTo(blob, bundle.DecodeOptions{Limits: bundle.Limits{Hash: bundle.HashSkip}}, func(off int64, p []byte) error {
-		if off+int64(len(p)) > total {
-			return bundle.ErrStop
-		}
-		filled := off + int64(copy(view[off:], p))
-		n, done := bundle.HeaderLen(view[:filled], total)
-		if !done && filled < 16<<20 {
-			return nil
-		}
-		if done && n > 0 {
-			// One binary bundle filling the decompressed data; otherwise
-			// more bundles may follow, and everything is decoded.
-			if b, _ := bundle.ParseLenient(view[:total]); b.End == total {
-				ids, ok = b.IDs(), true // (IDs are copies, not views)
-			}
-		}
-		return bundle.ErrStop
-	})
-	if !errors.Is(err, bundle.ErrStop) {
-		return nil, false
-	}
-	return ids, ok
 }
 
 func deviceFileExt(targetID, member string) string {
