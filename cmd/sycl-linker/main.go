@@ -3,6 +3,15 @@
 // writes property sets, symbol tables and tables, and generates SPIR-V.
 package main
 
-import "os"
+import (
+	"os"
 
-func main() { os.Exit(runMain(os.Args[1:], os.Getenv("PATH"), os.Stdout, os.Stderr)) }
+	"github.com/offload-kit/offload-kit/internal/llvmpool"
+)
+
+func main() {
+	if llvmpool.IsHelper(os.Args) { // one of this tool's in-process LLVM helpers
+		os.Exit(llvmpool.Serve(os.Args, os.Stdin, os.Stdout))
+	}
+	os.Exit(runMain(os.Args[1:], os.Getenv("PATH"), os.Stdout, os.Stderr))
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/internal/cli"
 	"github.com/offload-kit/offload-kit/internal/driver/sycllink"
+	"github.com/offload-kit/offload-kit/internal/llvmpool"
 	"github.com/offload-kit/offload-kit/internal/phase"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/version"
@@ -46,7 +47,12 @@ func toolchain(path string, getenv func(string) string) *run.Toolchain {
 
 // runMain is main without os.Exit, so tests can call it.
 func runMain(args []string, path string, stdout, stderr io.Writer) int {
-	env := &sycllink.Env{Stdout: stdout, Stderr: stderr, Runner: run.Exec{}, Tools: toolchain(path, os.Getenv)}
+	tools := toolchain(path, os.Getenv)
+	// LLVM in-process (helper processes of this executable) unless
+	// $OFFLOAD_KIT_LLVM=process; $OFFLOAD_KIT_LLVM=<path> names the libLLVM
+	llvm := llvmpool.New(llvmpool.Config{Mode: os.Getenv("OFFLOAD_KIT_LLVM"), Tools: tools})
+	defer llvm.Close()
+	env := &sycllink.Env{Stdout: stdout, Stderr: stderr, Runner: run.Exec{}, Tools: tools, LLVM: llvm}
 	root := newRootCmd(env, nil)
 	root.SetOut(stdout)
 	return cli.Main(root, tool, args, stderr)

@@ -97,6 +97,32 @@ func (p *Pool) Start(ctx context.Context) error {
 	return p.err
 }
 
+// Prestart starts helpers in the background until n (at most Helpers)
+// are running, so that they are ready when parallel work comes (each
+// takes tens of milliseconds to load libLLVM). It does nothing if the pool
+// cannot serve.
+func (p *Pool) Prestart(ctx context.Context, n int) {
+	if p.Start(ctx) != nil {
+		return
+	}
+	g := p.group(nil)
+	for i := 1; i < min(n, p.cfg.Helpers); i++ {
+		select {
+		case g.tokens <- struct{}{}:
+		default:
+			return // enough are running or starting
+		}
+		go func() {
+			h, err := g.start()
+			if err != nil {
+				<-g.tokens
+				return
+			}
+			g.release(h)
+		}()
+	}
+}
+
 // Describe says what Start found: "libLLVM 22.1.8
 // (/usr/lib/x86_64-linux-gnu/libLLVM.so.22.1), up to 2 helper processes".
 func (p *Pool) Describe() string {

@@ -15,6 +15,7 @@ import (
 	"github.com/offload-kit/offload-kit/elfembed"
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/internal/llvmpool"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
 	"github.com/offload-kit/offload-kit/internal/phase"
 	"github.com/offload-kit/offload-kit/internal/run"
@@ -40,6 +41,10 @@ type Env struct {
 	CPUs int
 	// Phases times the run for the -v summary; nil records nothing.
 	Phases *phase.Timer
+	// LLVM runs the LLVM steps in-process (inproc.go) when it can serve;
+	// nil, or a pool that cannot start, means LLVM's programs run as child
+	// processes. The caller closes it.
+	LLVM *llvmpool.Pool
 }
 
 // ImageKind of the images written: SPIR-V images are IMG_SPIRV (6), as
@@ -77,6 +82,9 @@ type driver struct {
 	stage  *stager    // --ir-output-only outputs, committed together
 	warnMu sync.Mutex
 	from   map[string]string // extracted bitcode → stable origin name
+
+	llvmOnce sync.Once
+	llvm     *llvmpool.Pool // nil: LLVM runs as child processes
 }
 
 // Image is one device image of a finished link: the part's code (SPIR-V,
@@ -373,6 +381,7 @@ func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) er
 		return err
 	}
 	textInput := len(inputs) == 1 && len(linkLibs) == 0 && !isBitcodeFile(inputs[0]) && isTextIRFile(inputs[0])
+	linkFirst := false // linked by readModule, with the disassembly
 	if textInput || len(inputs) == 1 && isBitcodeFile(inputs[0]) {
 		linked = inputs[0]
 	} else {
@@ -380,7 +389,9 @@ func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) er
 		if linked, err = d.work.Name(d.stem()+"-linked", "bc"); err != nil {
 			return err
 		}
-		if err := d.exec(ctx, d.tools, nil, "llvm-link", append(append([]string{}, inputs...), "-o", linked)...); err != nil {
+		if len(linkLibs) == 0 {
+			linkFirst = true
+		} else if err := d.linkInputs(ctx, inputs, linked); err != nil {
 			return err
 		}
 	}
@@ -408,7 +419,7 @@ func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) er
 		if llName, err = d.work.Name(d.stem()+"-linked", "ll"); err != nil {
 			return err
 		}
-		if err := d.exec(ctx, d.tools, nil, "llvm-dis", linked, "-o", llName); err != nil {
+		if err := d.readModule(ctx, inputs, linkFirst, linked, llName); err != nil {
 			return err
 		}
 	}
@@ -616,10 +627,6 @@ func (d *driver) emitPart(ctx context.Context, m *split.Module, x *split.Extract
 	if err != nil {
 		return nil, err
 	}
-	if err := workdir.WriteNew(llName, ir); err != nil {
-		return nil, err
-	}
-	r.ir = nil
 	spv, err := d.work.Name(stem, "spv")
 	if err != nil {
 		return nil, err
@@ -634,8 +641,18 @@ func (d *driver) emitPart(ctx context.Context, m *split.Module, x *split.Extract
 	if d.o.SPIRVExt != "" {
 		llc = append(llc, "--spirv-ext="+d.o.SPIRVExt)
 	}
-	if err := d.exec(ctx, d.tools, nil, "llc", append(llc, llName, "-o", spv)...); err != nil {
+	inproc, code, err := d.codegen(ctx, r, llc, llName, spv)
+	if err != nil {
 		return nil, err
+	}
+	if !inproc {
+		if err := workdir.WriteNew(llName, ir); err != nil {
+			return nil, err
+		}
+		r.ir = nil
+		if err := d.exec(ctx, d.tools, nil, "llc", append(llc, llName, "-o", spv)...); err != nil {
+			return nil, err
+		}
 	}
 	if d.o.SPIRVVal {
 		if err := d.exec(ctx, d.tools, nil, "spirv-val", spv); err != nil {
@@ -666,11 +683,12 @@ func (d *driver) emitPart(ctx context.Context, m *split.Module, x *split.Extract
 			img, kind = out, AOTImageKind
 		}
 	}
-	b, err := os.ReadFile(img)
-	if err != nil {
-		return nil, fileErr(img, "%v", errors.Unwrap(err))
+	if img != spv || code == nil {
+		if code, err = os.ReadFile(img); err != nil {
+			return nil, fileErr(img, "%v", errors.Unwrap(err))
+		}
 	}
-	r.image, r.kind = b, kind
+	r.image, r.kind = code, kind
 	return r, nil
 }
 

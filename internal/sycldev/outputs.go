@@ -107,6 +107,9 @@ func (d *driver) stageCode(ctx context.Context, r *partResult) error {
 		return err
 	}
 	r.code = base + ".bc"
+	if inproc, err := d.assemble(ctx, r, r.code); inproc {
+		return err
+	}
 	ll, err := d.work.Name(r.name, "ll")
 	if err != nil {
 		return err
