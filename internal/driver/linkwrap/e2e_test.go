@@ -19,6 +19,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/internal/llvmpool"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -243,6 +244,9 @@ func TestNativeWrapperObjectReadsBack(t *testing.T) {
 }
 
 func TestMain(m *testing.M) {
+	if llvmpool.IsHelper(os.Args) { // in-process LLVM of SYCL links
+		os.Exit(llvmpool.Serve(os.Args, os.Stdin, os.Stdout))
+	}
 	code := m.Run()
 	if wrapperDir != "" {
 		os.RemoveAll(wrapperDir)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/internal/llvmpool"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/sycldev"
 	"github.com/offload-kit/offload-kit/internal/wrap"
@@ -100,6 +101,10 @@ func (d *driver) syclLink(ctx context.Context, j *linkJob) error {
 	if runner == nil {
 		runner = run.Exec{}
 	}
+	// LLVM in-process: helper processes of this executable (whose main
+	// serves them), unless $OFFLOAD_KIT_LLVM=process
+	llvm := llvmpool.New(llvmpool.Config{Mode: d.getenv("OFFLOAD_KIT_LLVM"), Tools: d.toolchain(), Runner: runner, Helpers: d.env.NumCPU})
+	defer llvm.Close()
 	env := &sycldev.Env{
 		Stdout: d.env.Stderr, // --print-linked-module: the wrapper's stdout belongs to the host link
 		Stderr: d.env.Stderr,
@@ -107,6 +112,7 @@ func (d *driver) syclLink(ctx context.Context, j *linkJob) error {
 		// llvm-link, llvm-dis, llc, ...: from the link's LLVM (tools.go)
 		Tools: d.toolchain(),
 		CPUs:  d.env.NumCPU,
+		LLVM:  llvm,
 	}
 	end := d.trace.beginOn(j.trace, "", j.g.key.triple+" "+j.g.key.arch)
 	defer end()
