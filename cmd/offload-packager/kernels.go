@@ -66,6 +66,9 @@ fast (--duplicates reads all code).`,
 largest change first, and each arch's total code bytes before and after.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if do.Top < 0 {
+				return &cli.FlagError{Err: fmt.Errorf("--top: %d is negative", do.Top)}
+			}
 			do.A, do.B = args[0], args[1]
 			return call("kernels diff", do, func() error { return packager.KernelsDiff(env, do.A, do.B, do.JSON, do.Top) })
 		},

@@ -72,6 +72,39 @@ func TestEmbedFlags(t *testing.T) {
 	assert.ErrorAs(t, err, &fe)
 }
 
+func TestKernelsFlags(t *testing.T) {
+	cmd, opts, err := parse(t, "kernels", "--json", "--sort", "regs", "--top", "5", "--families", "--duplicates", "--html", "map.html", "a.so", "b.a")
+	require.NoError(t, err)
+	assert.Equal(t, "kernels", cmd)
+	assert.Equal(t, packager.KernelsOptions{Files: []string{"a.so", "b.a"}, JSON: true, Sort: "regs", Top: 5, Families: true, Duplicates: true, HTML: "map.html"}, opts)
+	_, opts, err = parse(t, "kernels", "x.o")
+	require.NoError(t, err)
+	assert.Equal(t, packager.KernelsOptions{Files: []string{"x.o"}, Sort: "size"}, opts, "defaults")
+	for _, sort := range []string{"size", "name", "regs", "lds", "scratch"} {
+		_, opts, err = parse(t, "kernels", "--sort="+sort, "x.o")
+		require.NoError(t, err)
+		assert.Equal(t, sort, opts.(packager.KernelsOptions).Sort)
+	}
+	var fe *cli.FlagError
+	for _, args := range [][]string{{"kernels", "--sort=bytes", "x.o"}, {"kernels", "--top=-1", "x.o"}, {"kernels", "--top=x", "x.o"}, {"kernels", "--bogus", "x.o"}} {
+		cmd, _, err = parse(t, args...)
+		assert.ErrorAs(t, err, &fe, "%v", args)
+		assert.Empty(t, cmd, "%v: the driver is not called", args)
+	}
+	_, _, err = parse(t, "kernels")
+	assert.Error(t, err, "kernels needs a file")
+
+	cmd, opts, err = parse(t, "kernels", "diff", "--json", "--top", "3", "old.so", "new.so")
+	require.NoError(t, err)
+	assert.Equal(t, "kernels diff", cmd)
+	assert.Equal(t, KernelsDiffOptions{A: "old.so", B: "new.so", JSON: true, Top: 3}, opts)
+	for _, args := range [][]string{{"kernels", "diff", "a.so"}, {"kernels", "diff", "a", "b", "c"}, {"kernels", "diff", "--top=-2", "a", "b"}} {
+		cmd, _, err = parse(t, args...)
+		assert.Error(t, err, "%v", args)
+		assert.Empty(t, cmd)
+	}
+}
+
 // create and bundle take LLVM's option syntax; bundle passes its
 // arguments through untouched.
 func TestVerbatimSubcommands(t *testing.T) {

@@ -73,6 +73,8 @@ type DumpImage struct {
 	// Contents describes the payload when it is itself a container (a
 	// bundle, fatbin, OffloadBinary...). Filled by --all and --json.
 	Contents *DumpContents `json:"contents,omitempty"`
+
+	data []byte // the payload when it is not in the file (ImageOffset -1), for the kernels view
 }
 
 // DumpKV is one string entry of an OffloadBinary.
@@ -325,6 +327,9 @@ func describe(file []byte, bins []*offload.Binary) []DumpImage {
 		}
 		for j, kv := range b.Strings {
 			out[i].Strings[j] = DumpKV{kv.Key, kv.Value}
+		}
+		if imgOff < 0 {
+			out[i].data = b.Image
 		}
 	}
 	return out

@@ -69,8 +69,9 @@ type KernelImage struct {
 	Note         string           `json:"note,omitempty"` // why functions are not listed
 	Error        string           `json:"error,omitempty"`
 
-	hash   uint64
-	hashed bool
+	hash    uint64
+	hashLen int64 // bytes hashed: the decoded image of a compressed one
+	hashed  bool
 }
 
 // KernelFunction is one kernel or device function.
@@ -139,20 +140,29 @@ func kernelsReport(env *Env, files []string, dups bool) (*KernelsReport, error) 
 		kf := KernelsFile{Path: name, Images: []KernelImage{}}
 		names := &nameCache{m: map[string][2]string{}}
 		var jobs []kernelJob
+		var ccobs []*ccobJob
 		visit := func(l *lister, obj *DumpObject) {
-			jobs = jobs[:0]
-			collectImages(l, obj.Name, "", &obj.DumpContents, &jobs)
+			jobs, ccobs = jobs[:0], ccobs[:0]
+			collectImages(l, obj.Name, "", &obj.DumpContents, &jobs, &ccobs)
 			mapped := l.in.m.Mapped()
 			if mapped && !dups {
 				adviseRandom(l.in.m.Data)
 			}
 			parseJobs(jobs, dups, mapped, names)
+			for _, cj := range ccobs {
+				cj.run(mapped, func(img *KernelImage, data []byte) { parseImage(img, data, dups, names) })
+			}
 			for _, j := range jobs {
 				kf.Images = append(kf.Images, *j.img)
 			}
 		}
 		end := env.Phases.Begin("kernels", name)
-		_, err := dumpFile(env, name, DumpOptions{JSON: true, visit: visit})
+		var err error
+		if img, ok := bareCodeObject(env, name, dups, names); ok {
+			kf.Images = append(kf.Images, img)
+		} else {
+			_, err = dumpFile(env, name, DumpOptions{JSON: true, visit: visit})
+		}
 		end()
 		if err != nil {
 			kf.Error = err.Error()
@@ -172,56 +182,87 @@ func kernelsReport(env *Env, files []string, dups bool) (*KernelsReport, error) 
 type kernelJob struct {
 	img  *KernelImage
 	data []byte
+	// decode, when set, yields the payload of a compressed image (a
+	// fatbin entry); the worker that parses the image calls it.
+	decode func() ([]byte, error)
 }
 
 // collectImages lists the leaf images of a container tree (nested
-// containers are descended into, not reported as images).
-func collectImages(l *lister, object, prefix string, c *DumpContents, jobs *[]kernelJob) {
-	add := func(where string, e DumpEntry, data []byte) {
+// containers are descended into, not reported as images). Images whose
+// payload is compressed are decoded one at a time later: fatbin entries
+// by the parsing workers (a job's decode), the entries of large
+// compressed bundles, which the lister does not keep, by one streaming
+// pass over each bundle (ccobs).
+func collectImages(l *lister, object, prefix string, c *DumpContents, jobs *[]kernelJob, ccobs *[]*ccobJob) {
+	add := func(where string, e DumpEntry, data []byte) *KernelImage {
 		img := &KernelImage{Object: object, Container: prefix + where, Kind: e.Kind, Triple: e.Triple, Arch: e.Arch,
 			ImageKind: e.ImageKind, Size: e.Size, Uncompressed: e.UncompressedSize, Functions: []KernelFunction{}}
-		switch {
-		case e.Compression != "" && e.Compression != "none":
-			img.Note = "compressed (" + e.Compression + "): functions not listed"
-			data = nil
-		case data == nil && e.Size > 0:
+		if data == nil && e.Size > 0 {
 			img.Note = "payload not stored plainly: functions not listed"
 		}
-		*jobs = append(*jobs, kernelJob{img, data})
+		*jobs = append(*jobs, kernelJob{img: img, data: data})
+		return img
 	}
 	for _, im := range c.Images {
 		where := fmt.Sprintf("image %d", im.Index)
 		if im.Contents != nil {
-			collectImages(l, object, prefix+where+": ", im.Contents, jobs)
+			collectImages(l, object, prefix+where+": ", im.Contents, jobs, ccobs)
 			continue
 		}
-		var data []byte
+		data := im.data // a payload not in the file: a v3 binary's inflated body, a bitcode host's copy
 		if im.ImageOffset >= 0 && binio.InRange(uint64(im.ImageOffset), uint64(im.ImageSize), uint64(len(l.in.data))) {
 			data = l.in.data[im.ImageOffset : im.ImageOffset+int64(im.ImageSize)]
 		}
-		add(where, DumpEntry{Kind: im.Kind, Triple: im.Triple, Arch: im.Arch, ImageKind: im.ImageKind, Size: int64(im.ImageSize)}, data)
+		e := DumpEntry{Kind: im.Kind, Triple: im.Triple, Arch: im.Arch, ImageKind: im.ImageKind, Size: int64(im.ImageSize)}
+		if im.Version >= 3 && im.ImageOffset < 0 && im.Offset < 0 && data != nil {
+			// A compressed v3 binary: the file holds Size bytes of it.
+			e.Size, e.UncompressedSize = int64(im.Size), int64(im.ImageSize)
+		}
+		add(where, e, data)
 	}
-	entries := func(what string, es []DumpEntry) {
+	entries := func(what string, es []DumpEntry, fat *fatbinSource, cj *ccobJob) {
 		for _, e := range es {
 			where := fmt.Sprintf("%s entry %d", what, e.Index)
 			if e.Contents != nil {
-				collectImages(l, object, prefix+where+": ", e.Contents, jobs)
+				collectImages(l, object, prefix+where+": ", e.Contents, jobs, ccobs)
 				continue
 			}
 			if e.Kind == "host" {
 				continue // the host entry of a HIP bundle is empty
 			}
-			add(where, e, e.data)
+			switch {
+			case e.Compression != "" && e.Compression != "none":
+				img := add(where, e, nil)
+				img.Note = ""
+				(*jobs)[len(*jobs)-1].decode = fat.decoder(e.Index)
+			case e.data == nil && e.Size > 0 && cj != nil:
+				img := add(where, e, nil)
+				img.Note = ""
+				cj.want[e.Index] = img
+			default:
+				add(where, e, e.data)
+			}
 		}
 	}
 	for _, b := range c.Bundles {
-		entries(fmt.Sprintf("bundle %d", b.Index), b.Entries)
+		var cj *ccobJob
+		if b.Compression != nil && b.Offset >= 0 && binio.InRange(uint64(b.Offset), uint64(b.Size), uint64(len(l.in.data))) {
+			cj = &ccobJob{blob: l.in.data[b.Offset : b.Offset+b.Size], want: map[int]*KernelImage{}}
+		}
+		entries(fmt.Sprintf("bundle %d", b.Index), b.Entries, nil, cj)
+		if cj != nil && len(cj.want) > 0 {
+			*ccobs = append(*ccobs, cj)
+		}
 	}
 	for _, f := range c.Fatbins {
-		entries(fmt.Sprintf("fatbin %d", f.Index), f.Entries)
+		fat := &fatbinSource{}
+		if f.Offset >= 0 && binio.InRange(uint64(f.Offset), uint64(f.Size), uint64(len(l.in.data))) {
+			fat.data = l.in.data[f.Offset : f.Offset+f.Size]
+		}
+		entries(fmt.Sprintf("fatbin %d", f.Index), f.Entries, fat, nil)
 	}
 	for _, h := range c.HCF {
-		entries(fmt.Sprintf("hcf %d", h.Index), h.Entries)
+		entries(fmt.Sprintf("hcf %d", h.Index), h.Entries, nil, nil)
 	}
 }
 
@@ -236,11 +277,21 @@ func parseJobs(jobs []kernelJob, dups, mapped bool, names *nameCache) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				parseImage(jobs[i].img, jobs[i].data, dups, names)
+				j := &jobs[i]
+				if j.decode != nil {
+					data, err := j.decode()
+					if err != nil {
+						j.img.Error = err.Error()
+						continue
+					}
+					parseImage(j.img, data, dups, names)
+					continue
+				}
+				parseImage(j.img, j.data, dups, names)
 				if mapped {
 					// Drop the pages parsing touched (they are file
 					// pages: they fault back in if needed).
-					mmapfile.Release(jobs[i].data)
+					mmapfile.Release(j.data)
 				}
 			}
 		}()
@@ -260,7 +311,7 @@ func parseImage(img *KernelImage, data []byte, dups bool, names *nameCache) {
 		var d xxhash.Digest
 		d.Reset()
 		d.Write(data)
-		img.hash, img.hashed = d.Sum64(), true
+		img.hash, img.hashLen, img.hashed = d.Sum64(), int64(len(data)), true
 	}
 	if format.Identify(data) == format.KindBitcode {
 		img.CodeKind = "bitcode"

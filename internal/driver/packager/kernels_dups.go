@@ -37,9 +37,9 @@ type DupImage struct {
 	Arch   string   `json:"arch"`
 	Size   int64    `json:"size"`
 	Copies int      `json:"copies"`
-	Saved  int64    `json:"saved"`
+	Saved  int64    `json:"saved"` // the stored sizes of the copies after the first
 	Where  []string `json:"where"`
-	Hash   string   `json:"hash"`
+	Hash   string   `json:"hash"` // xxh64 of the image (decoded, if stored compressed)
 }
 
 func findDuplicates(rep *KernelsReport) *Duplicates {
@@ -59,7 +59,7 @@ func findDuplicates(rep *KernelsReport) *Duplicates {
 			if !img.hashed {
 				continue
 			}
-			k := ikey{img.hash, img.Size}
+			k := ikey{img.hash, img.hashLen}
 			where := f.Path + ": " + img.Object + ": " + img.Container
 			if first, ok := seen[k]; ok {
 				if imgs[k] == nil {
@@ -67,6 +67,7 @@ func findDuplicates(rep *KernelsReport) *Duplicates {
 					order = append(order, k)
 				}
 				imgs[k].Where = append(imgs[k].Where, where)
+				imgs[k].Saved += img.Size
 				dupImage[img] = true
 				continue
 			}
@@ -78,8 +79,8 @@ func findDuplicates(rep *KernelsReport) *Duplicates {
 		f := &rep.Files[fi]
 		for i := range f.Images {
 			img := &f.Images[i]
-			k := ikey{img.hash, img.Size}
-			if di := imgs[k]; di != nil && seen[k] == img {
+			k := ikey{img.hash, img.hashLen}
+			if di := imgs[k]; di != nil && seen[k] == img && img.hashed {
 				di.Where = append([]string{f.Path + ": " + img.Object + ": " + img.Container}, di.Where...)
 			}
 		}
@@ -87,7 +88,6 @@ func findDuplicates(rep *KernelsReport) *Duplicates {
 	for _, k := range order {
 		di := imgs[k]
 		di.Copies = len(di.Where)
-		di.Saved = int64(di.Copies-1) * di.Size
 		d.ImageBytesSaved += di.Saved
 		d.Images = append(d.Images, *di)
 	}

@@ -1,0 +1,233 @@
+package packager
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/format/bundle"
+	"github.com/offload-kit/offload-kit/format/codeobj"
+	"github.com/offload-kit/offload-kit/format/fatbin"
+	"github.com/offload-kit/offload-kit/internal/mmapfile"
+	"github.com/offload-kit/offload-kit/internal/zstdpipe"
+)
+
+// maxDecoded caps the decoded size of one compressed image that the
+// kernels view decodes to list its functions: one image is decoded at a
+// time per worker, into a buffer of its own size, and anything larger is
+// an error on that image.
+const maxDecoded = 1 << 30
+
+// maxBundleHeader caps the header of a compressed bundle's decoded
+// contents (a few hundred bytes per entry in practice).
+const maxBundleHeader = 16 << 20
+
+// fatbinSource is a fat binary in the input, parsed again (headers only)
+// when one of its entries is compressed: the listing keeps an entry's
+// stored bytes, not where its compressed stream ends.
+type fatbinSource struct {
+	data   []byte // the container, or nil if not in the file
+	parsed *fatbin.File
+	err    error
+	done   bool
+}
+
+// decoder returns the function that decodes entry i's image.
+func (f *fatbinSource) decoder(i int) func() ([]byte, error) {
+	if f == nil || f.data == nil {
+		return func() ([]byte, error) { return nil, errors.New("compressed payload not stored plainly") }
+	}
+	if !f.done {
+		f.done = true
+		f.parsed, f.err = fatbin.ParseFile(f.data)
+	}
+	if f.err != nil {
+		err := f.err
+		return func() ([]byte, error) { return nil, err }
+	}
+	if i < 0 || i >= len(f.parsed.Entries) {
+		return func() ([]byte, error) { return nil, fmt.Errorf("fatbin entry %d not found", i) }
+	}
+	e := &f.parsed.Entries[i]
+	return func() ([]byte, error) {
+		if e.UncompressedSize > maxDecoded {
+			return nil, format.Errorf(e.HeaderOffset, format.ErrLimit, "%s entry decodes to %d bytes, over the %d-byte limit for listing functions", e.Compression, e.UncompressedSize, int64(maxDecoded))
+		}
+		return e.ImageWith(zstdDecode)
+	}
+}
+
+// zstdDecode is a fatbin.Decompressor over internal/zstdpipe: one buffer
+// of the stated size, which the caller has checked.
+func zstdDecode(dst, src []byte, size int64) ([]byte, error) {
+	if size < 0 || size > maxDecoded {
+		return nil, fmt.Errorf("decoded size %d is over the %d-byte limit", size, int64(maxDecoded))
+	}
+	buf := make([]byte, int(size)+zstdpipe.Slack)
+	n, err := zstdpipe.Decode(buf, src, int(size), zstdpipe.Options{MaxWindow: 1 << 30})
+	if err != nil {
+		return nil, err
+	}
+	if dst == nil {
+		return buf[:n:n], nil
+	}
+	return append(dst, buf[:n]...), nil
+}
+
+// ccobJob is a compressed bundle whose entries the listing did not keep
+// (it decodes large ones only up to their header): want maps an entry's
+// index to the image that reports it.
+type ccobJob struct {
+	blob []byte
+	want map[int]*KernelImage
+}
+
+// run decodes the bundle once, streaming, and hands each wanted entry to
+// parse as soon as its last byte is decoded: only the entries being
+// filled are in memory (each at most maxDecoded), never the whole
+// bundle. Errors are recorded on the images not yet parsed.
+func (cj *ccobJob) run(mapped bool, parse func(img *KernelImage, data []byte)) {
+	h, err := bundle.ParseHeader(cj.blob)
+	if err != nil {
+		cj.fail(err)
+		return
+	}
+	total := int64(h.UncompressedSize)
+	type pending struct {
+		img       *KernelImage
+		off, size int64
+		buf       []byte
+		got       int64
+	}
+	var head []byte
+	var pend []*pending
+	parsedHead := false
+	feed := func(off int64, p []byte) {
+		end := off + int64(len(p))
+		kept := pend[:0]
+		for _, a := range pend {
+			lo, hi := max(off, a.off), min(end, a.off+a.size)
+			if lo < hi {
+				if a.buf == nil {
+					a.buf = make([]byte, a.size)
+				}
+				copy(a.buf[lo-a.off:], p[lo-off:hi-off])
+				a.got += hi - lo
+			}
+			if a.got == a.size {
+				parse(a.img, a.buf)
+				delete(cj.want, cj.index(a.img))
+				continue
+			}
+			kept = append(kept, a)
+		}
+		pend = kept
+	}
+	sink := func(off int64, p []byte) error {
+		if !parsedHead {
+			head = append(head, p...)
+			if _, ok := bundle.HeaderLen(head, total); !ok {
+				if len(head) > maxBundleHeader {
+					return fmt.Errorf("bundle header of the decompressed data is over %d bytes", maxBundleHeader)
+				}
+				return nil
+			}
+			parsedHead = true
+			b, err := bundle.ParseHead(head, total, false)
+			if err != nil {
+				return fmt.Errorf("decompressed data: %v", err)
+			}
+			for i, img := range cj.want {
+				if i >= len(b.Entries) {
+					continue
+				}
+				e := b.Entries[i]
+				if e.Size > maxDecoded {
+					img.Error = fmt.Sprintf("entry of %d bytes is over the %d-byte limit for listing functions", e.Size, int64(maxDecoded))
+					delete(cj.want, i)
+					continue
+				}
+				pend = append(pend, &pending{img: img, off: e.Offset, size: e.Size})
+			}
+			p, off, head = head, 0, nil
+		}
+		feed(off, p)
+		if len(pend) == 0 {
+			return bundle.ErrStop
+		}
+		return nil
+	}
+	_, err = bundle.DecodeTo(cj.blob, bundle.DecodeOptions{Limits: bundle.Limits{Hash: bundle.HashSkip}, InputMapped: mapped}, sink)
+	if mapped {
+		mmapfile.Release(cj.blob)
+	}
+	if err != nil && !errors.Is(err, bundle.ErrStop) {
+		cj.fail(err)
+		return
+	}
+	if len(cj.want) > 0 {
+		cj.fail(errors.New("entry runs past the decompressed data"))
+	}
+}
+
+func (cj *ccobJob) index(img *KernelImage) int {
+	for i, w := range cj.want {
+		if w == img {
+			return i
+		}
+	}
+	return -1
+}
+
+func (cj *ccobJob) fail(err error) {
+	for _, img := range cj.want {
+		if img.Error == "" {
+			img.Error = "decompressing: " + err.Error()
+		}
+	}
+}
+
+// bareCodeObject reports an input that is itself a device code object
+// (an AMDGPU code object, a cubin, SPIR-V or PTX) as one image; ok is
+// false for any other input, which dump's walker then reads. Host ELF
+// objects are not code objects here: they are read for the offload
+// sections they carry.
+func bareCodeObject(env *Env, name string, dups bool, names *nameCache) (KernelImage, bool) {
+	if name == "-" {
+		return KernelImage{}, false // stdin can be read once: dump's walker reads it
+	}
+	in, err := openInput(env, name)
+	if err != nil {
+		return KernelImage{}, false // dump's walker reports it
+	}
+	defer in.Close()
+	data := in.data
+	ck, ok := codeobj.Identify(data)
+	if !ok {
+		return KernelImage{}, false
+	}
+	img := KernelImage{Object: name, Container: "code object", Size: int64(len(data)), Functions: []KernelFunction{}}
+	switch fk := format.Identify(data); {
+	case fk == format.KindELF && ck == codeobj.KindAMDGPU:
+		img.ImageKind, img.Triple = "object", "amdgcn-amd-amdhsa"
+	case fk == format.KindELF && ck == codeobj.KindCubin:
+		img.ImageKind, img.Triple = "cubin", "nvptx64-nvidia-cuda"
+	case fk == format.KindSPIRV && ck == codeobj.KindSPIRV:
+		img.ImageKind = "spirv"
+	case fk == format.KindUnknown && ck == codeobj.KindPTX && !isContainer(data[:min(len(data), 256)]):
+		img.ImageKind, img.Triple = "ptx", "nvptx64-nvidia-cuda"
+	default:
+		return KernelImage{}, false
+	}
+	parseImage(&img, data, dups, names)
+	switch ck {
+	case codeobj.KindAMDGPU:
+		if _, id, ok := strings.Cut(img.Target, "--"); ok {
+			img.Arch = id
+		}
+	case codeobj.KindCubin, codeobj.KindPTX:
+		img.Arch = img.Target
+	}
+	return img, true
+}

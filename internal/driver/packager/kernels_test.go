@@ -1,0 +1,654 @@
+package packager
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/format/codeobj"
+	"github.com/offload-kit/offload-kit/format/offload"
+)
+
+func runKernels(dir string, opt KernelsOptions) (string, error) {
+	var out, errb bytes.Buffer
+	env := &Env{Stdout: &out, Stderr: &errb, Tool: "offload-packager", Dir: dir}
+	err := Kernels(env, opt)
+	return out.String(), err
+}
+
+// kernelsDoc runs kernels --json (with opt's other options) and decodes
+// the document.
+func kernelsDoc(t *testing.T, dir string, opt KernelsOptions) *KernelsReport {
+	t.Helper()
+	opt.JSON = true
+	out, err := runKernels(dir, opt)
+	require.NoError(t, err)
+	var rep KernelsReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	require.Equal(t, KernelsSchema, rep.Schema)
+	return &rep
+}
+
+// amdFacts is what LLVM's tools say about one AMDGPU code object: each
+// function's size and whether it has a kernel descriptor (llvm-nm -S),
+// each FUNC symbol's size in .symtab (llvm-readelf --symbols), and each
+// kernel's resources and the target (the metadata note, llvm-readelf
+// --notes).
+type amdFacts struct {
+	funcs    map[string]fnFact
+	symSizes map[string]int64
+	res      map[string]codeobj.Resources
+	target   string
+}
+
+type fnFact struct {
+	Size   int64
+	Kernel bool
+}
+
+func amdgpuFacts(t *testing.T, path string) amdFacts {
+	t.Helper()
+	f := amdFacts{funcs: map[string]fnFact{}, symSizes: map[string]int64{}, res: map[string]codeobj.Resources{}}
+	kds := map[string]bool{}
+	for _, l := range strings.Split(string(sh(t, "", oracle(t, "llvm-nm"), "-S", "--defined-only", path)), "\n") {
+		fs := strings.Fields(l)
+		if len(fs) != 4 {
+			continue
+		}
+		size, err := strconv.ParseInt(fs[1], 16, 64)
+		require.NoError(t, err, l)
+		switch {
+		case fs[2] == "T" || fs[2] == "t":
+			f.funcs[fs[3]] = fnFact{Size: size}
+		case (fs[2] == "R" || fs[2] == "r") && strings.HasSuffix(fs[3], ".kd"):
+			kds[strings.TrimSuffix(fs[3], ".kd")] = true
+		}
+	}
+	for k := range kds {
+		if fn, ok := f.funcs[k]; ok {
+			fn.Kernel = true
+			f.funcs[k] = fn
+		}
+	}
+	out := string(sh(t, "", oracle(t, "llvm-readelf"), "--symbols", "--notes", path))
+	// .symtab's defined FUNC symbols: "Num: Value Size Type Bind Vis Ndx Name".
+	inSymtab := false
+	var cur *codeobj.Resources
+	var curName string
+	flush := func() {
+		if cur != nil && curName != "" {
+			f.res[curName] = *cur
+		}
+		cur, curName = nil, ""
+	}
+	kv := regexp.MustCompile(`^(?:  - |    )\.([a-z_]+):\s+(\S+)$`)
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		l := sc.Text()
+		switch {
+		case strings.HasPrefix(l, "Symbol table '"):
+			inSymtab = strings.HasPrefix(l, "Symbol table '.symtab'")
+			continue
+		case strings.HasPrefix(l, "Displaying notes"):
+			inSymtab = false
+		case strings.HasPrefix(l, "amdhsa.target:"):
+			f.target = strings.Trim(strings.TrimSpace(strings.TrimPrefix(l, "amdhsa.target:")), "'")
+		}
+		if inSymtab {
+			fs := strings.Fields(l)
+			if len(fs) == 8 && fs[3] == "FUNC" && fs[6] != "UND" {
+				size, err := strconv.ParseInt(fs[2], 0, 64)
+				require.NoError(t, err, l)
+				f.symSizes[fs[7]] = size
+			}
+			continue
+		}
+		if strings.HasPrefix(l, "  - .") {
+			flush()
+			cur = &codeobj.Resources{}
+		} else if !strings.HasPrefix(l, "    ") {
+			flush()
+		}
+		m := kv.FindStringSubmatch(l)
+		if m == nil || cur == nil {
+			continue
+		}
+		v, _ := strconv.ParseInt(m[2], 10, 64)
+		switch m[1] {
+		case "symbol":
+			curName = strings.TrimSuffix(m[2], ".kd")
+		case "sgpr_count":
+			cur.SGPRs = v
+		case "vgpr_count":
+			cur.VGPRs = v
+		case "agpr_count":
+			cur.AGPRs = v
+		case "group_segment_fixed_size":
+			cur.LDS = v
+		case "private_segment_fixed_size":
+			cur.Scratch = v
+		case "kernarg_segment_size":
+			cur.Kernarg = v
+		case "sgpr_spill_count":
+			cur.SGPRSpills = v
+		case "vgpr_spill_count":
+			cur.VGPRSpills = v
+		case "max_flat_workgroup_size":
+			cur.MaxThreads = v
+		}
+	}
+	flush()
+	require.NotEmpty(t, f.funcs, path)
+	return f
+}
+
+// checkAMDGPUImage compares one image of the kernels view with LLVM's
+// tools on the code object file holding the same bytes.
+func checkAMDGPUImage(t *testing.T, img KernelImage, path string) {
+	t.Helper()
+	want := amdgpuFacts(t, path)
+	got := map[string]fnFact{}
+	gotSizes := map[string]int64{}
+	var sum int64
+	for _, fn := range img.Functions {
+		got[fn.Name] = fnFact{fn.Size, fn.Kernel}
+		gotSizes[fn.Name] = fn.Size
+		sum += fn.Size
+		if fn.Kernel {
+			require.NotNil(t, fn.Resources, fn.Name)
+			assert.Equal(t, want.res[fn.Name], *fn.Resources, "%s: resources as the metadata note says", fn.Name)
+		}
+	}
+	assert.Equal(t, want.funcs, got, "%s: functions, sizes and kernels as llvm-nm -S says", path)
+	assert.Equal(t, want.symSizes, gotSizes, "%s: FUNC sizes as llvm-readelf --symbols says", path)
+	assert.Len(t, want.res, len(want.funcs)-countFuncs(want.funcs, false), "every kernel has a metadata entry")
+	assert.Equal(t, want.target, img.Target)
+	assert.Equal(t, "amdgpu", img.CodeKind)
+	assert.Equal(t, sum, img.CodeBytes)
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	if img.Uncompressed == 0 {
+		assert.Equal(t, st.Size(), img.Size, "stored size is the code object's size")
+	}
+}
+
+func countFuncs(m map[string]fnFact, kernel bool) int {
+	n := 0
+	for _, f := range m {
+		if f.Kernel == kernel {
+			n++
+		}
+	}
+	return n
+}
+
+// rocrandArchs are the 7 GPU targets of Debian's librocrand.so.1.1.
+var rocrandArchs = []string{"gfx1030", "gfx803", "gfx900:xnack-", "gfx906:xnack-", "gfx908:xnack-", "gfx90a:xnack+", "gfx90a:xnack-"}
+
+// rocrandObjects extracts librocrand's code objects with llvm-objdump
+// --offloading (into a new directory: it writes beside its input) and
+// returns the directory and the file of each arch.
+func rocrandObjects(t *testing.T) (string, map[string]string) {
+	const name = "librocrand.so.1.1"
+	d := linkedInto(t, rocrand, name)
+	_, diags, ok := runObjdump(t, d, name)
+	require.True(t, ok, diags)
+	files := map[string]string{}
+	for _, a := range rocrandArchs {
+		files[a] = filepath.Join(d, name+".0.hipv4-amdgcn-amd-amdhsa--"+a)
+	}
+	return d, files
+}
+
+// TestKernelsRocrand: every code object of Debian's librocrand.so.1.1
+// (all 7 GPU targets), seen through kernels, has the functions, sizes,
+// kernels, resources and target that llvm-nm -S and llvm-readelf
+// --symbols --notes show for the code objects llvm-objdump --offloading
+// extracts. The same objects given bare, and in a compressed bundle
+// larger than what the listing decompresses, give the same functions.
+func TestKernelsRocrand(t *testing.T) {
+	d, files := rocrandObjects(t)
+	rep := kernelsDoc(t, d, KernelsOptions{Files: []string{"librocrand.so.1.1"}})
+	require.Len(t, rep.Files, 1)
+	imgs := rep.Files[0].Images
+	var archs []string
+	for _, img := range imgs {
+		archs = append(archs, img.Arch)
+		assert.Equal(t, "hip", img.Kind)
+		assert.Equal(t, "amdgcn-amd-amdhsa", img.Triple)
+		assert.Empty(t, img.Note+img.Error)
+		checkAMDGPUImage(t, img, files[img.Arch])
+	}
+	assert.Equal(t, rocrandArchs, archs)
+	assert.Len(t, rep.Totals.ByArch, 7)
+	assert.Equal(t, 560, rep.Totals.ByFile[0].Kernels)
+
+	t.Run("bare", func(t *testing.T) {
+		for _, a := range []string{"gfx90a:xnack+", "gfx1030"} {
+			rep := kernelsDoc(t, d, KernelsOptions{Files: []string{files[a]}})
+			require.Len(t, rep.Files[0].Images, 1, "a code object given as input is one image")
+			img := rep.Files[0].Images[0]
+			assert.Equal(t, a, img.Arch)
+			assert.Equal(t, "code object", img.Container)
+			checkAMDGPUImage(t, img, files[a])
+		}
+	})
+
+	t.Run("compressed bundle", func(t *testing.T) {
+		// 18 MB uncompressed: over what the listing decompresses, so the
+		// entries are decoded by the kernels view, streaming.
+		filler := filepath.Join(d, "filler.bin")
+		require.NoError(t, os.WriteFile(filler, make([]byte, 6<<20), 0o644))
+		targets := "-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx942"
+		args := []string{oracle(t, "clang-offload-bundler"), "-type=o", "-compress", "-input=/dev/null", "-input=" + filler}
+		for _, a := range rocrandArchs {
+			targets += ",hip-amdgcn-amd-amdhsa--" + a
+			args = append(args, "-input="+files[a])
+		}
+		sh(t, d, append(args, targets, "-output=big.ccob")...)
+		st, err := os.Stat(filepath.Join(d, "big.ccob"))
+		require.NoError(t, err)
+		require.Less(t, st.Size(), int64(smallCCOB), "compressed")
+		rep := kernelsDoc(t, d, KernelsOptions{Files: []string{"big.ccob"}})
+		imgs := rep.Files[0].Images
+		require.Len(t, imgs, 8)
+		assert.Equal(t, "not a code object: functions not listed", imgs[0].Note, "the filler")
+		for _, img := range imgs[1:] {
+			assert.Equal(t, "unknown", img.ImageKind, "the listing did not decode %s", img.Arch)
+			assert.Empty(t, img.Note+img.Error)
+			checkAMDGPUImage(t, img, files[img.Arch])
+		}
+	})
+}
+
+// hipObject compiles HIP source for gfx90a (clang 22, non-RDC: a bundle
+// in .hip_fatbin) and returns the object's name in dir.
+func hipObject(t *testing.T, dir, name, src string) string {
+	t.Helper()
+	// mini_hip.h (shared with linker-wrapper's HIP tests) declares what
+	// clang's host side of a kernel needs.
+	copyInto(t, "../linkwrap/testdata/hip", dir, "mini_hip.h")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, name+".hip"), []byte("#include \"mini_hip.h\"\n"+src), 0o644))
+	sh(t, dir, oracle(t, "clang"), "-x", "hip", "--offload-arch=gfx90a", "-nogpuinc", "-nogpulib", "-O2", "-c", name+".hip", "-o", name+".o")
+	return name + ".o"
+}
+
+// hipCode extracts the gfx90a code object of a hipObject with
+// llvm-objdump --offloading and returns llvm-nm's view of it.
+func hipCode(t *testing.T, dir, obj string) amdFacts {
+	t.Helper()
+	_, diags, ok := runObjdump(t, dir, obj)
+	require.True(t, ok, diags)
+	return amdgpuFacts(t, filepath.Join(dir, obj+".0.hipv4-amdgcn-amd-amdhsa--gfx90a"))
+}
+
+// TestKernelsDuplicates: the same kernel compiled in two TUs is one
+// duplicate whose extra copy is the bytes saved (llvm-nm's size); two
+// copies of librocrand are 7 duplicate images, saving one copy's bytes,
+// and their kernels are not counted again.
+func TestKernelsDuplicates(t *testing.T) {
+	d := t.TempDir()
+	const same = `extern "C" __global__ void same(float *p, float f) { p[0] = p[1] * f + p[2]; }` + "\n"
+	a := hipObject(t, d, "a", same+`extern "C" __global__ void only_a(int *p) { p[0] = 1; }`)
+	b := hipObject(t, d, "b", same+`extern "C" __global__ void only_b(int *p, int n) { for (int i = 0; i < n; i++) p[i] = i * i; }`)
+	fa, fb := hipCode(t, d, a), hipCode(t, d, b)
+	require.Equal(t, fa.funcs["same"], fb.funcs["same"])
+	size := fa.funcs["same"].Size
+	require.NotZero(t, size)
+
+	rep := kernelsDoc(t, d, KernelsOptions{Files: []string{a, b}, Duplicates: true})
+	dup := rep.Duplicates
+	require.NotNil(t, dup)
+	require.Len(t, dup.Kernels, 1, "only same() is in both")
+	k := dup.Kernels[0]
+	assert.Equal(t, DupKernel{Arch: "gfx90a", Name: "same", Size: size, Copies: 2, Saved: size,
+		Where: []string{"a.o: a.o: bundle 0 entry 1", "b.o: b.o: bundle 0 entry 1"}, Hash: k.Hash}, k)
+	assert.Equal(t, size, dup.KernelBytesSaved)
+	assert.Empty(t, dup.Images)
+	assert.Zero(t, dup.ImageBytesSaved)
+
+	out, err := runKernels(d, KernelsOptions{Files: []string{a, b}, Duplicates: true})
+	require.NoError(t, err)
+	assert.Contains(t, out, "\nDUPLICATE FUNCTIONS (1, "+strconv.FormatInt(size, 10)+" bytes saved by keeping one copy)\n")
+	assert.Regexp(t, `\n\s*`+strconv.FormatInt(size, 10)+`\s+gfx90a\s+2\s+`+strconv.FormatInt(size, 10)+`\s+same\n`, out)
+
+	// Two copies of a whole library.
+	r := linkedInto(t, rocrand, "one.so")
+	require.NoError(t, os.Symlink(rocrand, filepath.Join(r, "two.so")))
+	rep = kernelsDoc(t, r, KernelsOptions{Files: []string{"one.so", "two.so"}, Duplicates: true})
+	var stored int64
+	for _, img := range rep.Files[0].Images {
+		stored += img.Size
+	}
+	require.Len(t, rep.Duplicates.Images, 7)
+	assert.Equal(t, stored, rep.Duplicates.ImageBytesSaved)
+	for _, di := range rep.Duplicates.Images {
+		assert.Equal(t, 2, di.Copies)
+		assert.Equal(t, di.Size, di.Saved)
+		assert.Equal(t, []string{"one.so", "two.so"}, []string{strings.Split(di.Where[0], ":")[0], strings.Split(di.Where[1], ":")[0]})
+	}
+	// Within one library, functions are duplicated only within an arch.
+	for _, dk := range rep.Duplicates.Kernels {
+		for _, w := range dk.Where {
+			assert.True(t, strings.HasPrefix(w, "one.so: "), "the copies in two.so are counted as images: %s", w)
+		}
+	}
+}
+
+// TestKernelsDiff: two builds for gfx90a, one kernel added, one removed,
+// one grown: diff reports each with llvm-nm's sizes, and the arch total.
+func TestKernelsDiff(t *testing.T) {
+	d := t.TempDir()
+	const keep = `extern "C" __global__ void keep(int *p) { p[0] = 42; }` + "\n"
+	a := hipObject(t, d, "old", keep+
+		`extern "C" __global__ void gone(int *p) { p[1] = 7; }`+"\n"+
+		`extern "C" __global__ void grows(float *p) { p[0] = p[1] + 1.0f; }`)
+	b := hipObject(t, d, "new", keep+
+		`extern "C" __global__ void fresh(int *p) { p[2] = 9; }`+"\n"+
+		`extern "C" __global__ void grows(float *p) { float s = 0; for (int i = 0; i < 64; i++) s += p[i] * p[i + 64]; p[0] = s; }`)
+	fa, fb := hipCode(t, d, a), hipCode(t, d, b)
+	require.Greater(t, fb.funcs["grows"].Size, fa.funcs["grows"].Size)
+	require.Equal(t, fa.funcs["keep"], fb.funcs["keep"])
+
+	var out bytes.Buffer
+	env := &Env{Stdout: &out, Stderr: &out, Dir: d}
+	require.NoError(t, KernelsDiff(env, a, b, true, 0))
+	var doc struct {
+		Schema int
+		A, B   string
+		ByArch []struct {
+			Arch                 string
+			Before, After, Delta int64
+		} `json:"by_arch"`
+		Changes []struct {
+			Arch, Name, Status   string
+			Before, After, Delta int64
+		}
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &doc), out.String())
+	got := map[string][3]int64{}
+	status := map[string]string{}
+	for _, c := range doc.Changes {
+		assert.Equal(t, "gfx90a", c.Arch)
+		got[c.Name] = [3]int64{c.Before, c.After, c.Delta}
+		status[c.Name] = c.Status
+	}
+	sa, sb := fa.funcs, fb.funcs
+	assert.Equal(t, map[string][3]int64{
+		"gone":  {sa["gone"].Size, 0, -sa["gone"].Size},
+		"fresh": {0, sb["fresh"].Size, sb["fresh"].Size},
+		"grows": {sa["grows"].Size, sb["grows"].Size, sb["grows"].Size - sa["grows"].Size},
+	}, got, "keep() did not change")
+	assert.Equal(t, map[string]string{"gone": "removed", "fresh": "added", "grows": "grew"}, status)
+	total := func(m map[string]fnFact) int64 {
+		var s int64
+		for _, f := range m {
+			s += f.Size
+		}
+		return s
+	}
+	require.Len(t, doc.ByArch, 1)
+	assert.Equal(t, [3]int64{total(sa), total(sb), total(sb) - total(sa)}, [3]int64{doc.ByArch[0].Before, doc.ByArch[0].After, doc.ByArch[0].Delta})
+
+	// The text form lists the largest change first; --top keeps one.
+	out.Reset()
+	require.NoError(t, KernelsDiff(env, a, b, false, 1))
+	assert.Contains(t, out.String(), "--- old.o\n+++ new.o\n")
+	assert.Contains(t, out.String(), "\nCHANGES (3)\n")
+	assert.Regexp(t, `\n\s*\+`+strconv.FormatInt(got["grows"][2], 10)+`\s+gfx90a\s+grew\s+\d+\s+\d+\s+grows\n$`, out.String())
+}
+
+// TestKernelsTable: --top, --sort and --families on librocrand: the rows
+// are the JSON document's functions in the asked order.
+func TestKernelsTable(t *testing.T) {
+	d := linkedInto(t, rocrand, "r.so")
+	rep := kernelsDoc(t, d, KernelsOptions{Files: []string{"r.so"}})
+	rs := rows(rep)
+	require.Len(t, rs, 560)
+	table := func(opt KernelsOptions) []string {
+		opt.Files = []string{"r.so"}
+		out, err := runKernels(d, opt)
+		require.NoError(t, err)
+		_, fns, ok := strings.Cut(out, "\nFUNCTIONS (")
+		if opt.Families {
+			_, fns, ok = strings.Cut(out, "\nFAMILIES (")
+		}
+		require.True(t, ok, out)
+		fns, _, _ = strings.Cut(fns, "\n\n")
+		return strings.Split(fns, "\n")
+	}
+	for _, c := range []struct {
+		sort string
+		key  func(r kernelRow) int64
+	}{
+		{"size", func(r kernelRow) int64 { return r.fn.Size }},
+		{"regs", func(r kernelRow) int64 { return r.fn.Resources.VGPRs + r.fn.Resources.AGPRs }},
+		{"lds", func(r kernelRow) int64 { return r.fn.Resources.LDS }},
+	} {
+		lines := table(KernelsOptions{Sort: c.sort, Top: 5})
+		assert.Equal(t, "560, top 5 by "+c.sort+")", lines[0])
+		require.Len(t, lines, 7, "header and 5 rows")
+		var keys []int64
+		for _, r := range rs {
+			keys = append(keys, c.key(r))
+		}
+		sort.Slice(keys, func(i, j int) bool { return keys[i] > keys[j] })
+		for i, l := range lines[2:] {
+			fs := strings.Fields(l)
+			var v int64
+			switch c.sort {
+			case "size":
+				v, _ = strconv.ParseInt(fs[0], 10, 64)
+			case "regs":
+				p := strings.Split(fs[3], "/")
+				vg, _ := strconv.ParseInt(p[1], 10, 64)
+				ag, _ := strconv.ParseInt(p[2], 10, 64)
+				v = vg + ag
+			case "lds":
+				v, _ = strconv.ParseInt(fs[4], 10, 64)
+			}
+			assert.Equal(t, keys[i], v, "--sort %s row %d: %s", c.sort, i, l)
+		}
+	}
+	// --sort name: ascending demangled names.
+	lines := table(KernelsOptions{Sort: "name"})
+	require.Len(t, lines, 562)
+	var names []string
+	for _, r := range rs {
+		names = append(names, r.fn.Demangled)
+	}
+	sort.Strings(names)
+	for i, l := range lines[2:] {
+		assert.True(t, strings.HasSuffix(l, "  "+names[i]), "row %d: %s", i, l)
+	}
+	// --families: one row per (arch, family), bytes summed.
+	fam := map[[2]string]int64{}
+	for _, r := range rs {
+		fam[[2]string{arch(r.img), r.fn.Family}] += r.fn.Size
+	}
+	lines = table(KernelsOptions{Families: true, Top: 3})
+	assert.Equal(t, strconv.Itoa(len(fam))+")", lines[0])
+	require.Len(t, lines, 5)
+	var top []int64
+	for _, v := range fam {
+		top = append(top, v)
+	}
+	sort.Slice(top, func(i, j int) bool { return top[i] > top[j] })
+	for i, l := range lines[2:] {
+		fs := strings.Fields(l)
+		b, _ := strconv.ParseInt(fs[0], 10, 64)
+		assert.Equal(t, top[i], b, l)
+		family := strings.Join(fs[5:], " ")
+		assert.Equal(t, b, fam[[2]string{fs[1], family}], l)
+	}
+	assert.Contains(t, strings.Join(lines, "\n"), "rocrand_host::detail::generate_kernel")
+	// Totals agree with the functions.
+	var sum int64
+	for _, r := range rs {
+		sum += r.fn.Size
+	}
+	assert.Equal(t, sum, rep.Totals.ByFile[0].Bytes)
+}
+
+// TestKernelsOwnOutputs: the images of what our links take and make: an
+// OpenMP x86_64 offload fat object (clang 22 -fopenmp
+// -fopenmp-targets=x86_64-unknown-linux-gnu -c) lists the functions
+// llvm-nm -S shows in its host ELF image, with the offloading entry point
+// as a kernel; a SPIR-V image in a package lists spirv-dis's entry points
+// as kernels.
+func TestKernelsOwnOutputs(t *testing.T) {
+	fx := fixtures(t)
+	d := t.TempDir()
+	copyInto(t, fx, d, "omp.o")
+	// The image, as LLVM's tools extract it: the .llvm.offloading section,
+	// then the package's only image.
+	sh(t, d, oracle(t, "llvm-objcopy"), "--dump-section=.llvm.offloading=omp.pkg", "omp.o", "/dev/null")
+	sh(t, d, oracle(t, "llvm-offload-binary"), "omp.pkg", "--image=file=omp.img,kind=openmp")
+	img := filepath.Join(d, "omp.img")
+	want := map[string]fnFact{}
+	for _, l := range strings.Split(string(sh(t, "", oracle(t, "llvm-nm"), "-S", "--defined-only", img)), "\n") {
+		fs := strings.Fields(l)
+		if len(fs) == 4 && (fs[2] == "T" || fs[2] == "t" || fs[2] == "W") {
+			size, _ := strconv.ParseInt(fs[1], 16, 64)
+			want[fs[3]] = fnFact{size, strings.HasPrefix(fs[3], "__omp_offloading_")}
+		}
+	}
+	require.NotEmpty(t, want)
+	rep := kernelsDoc(t, d, KernelsOptions{Files: []string{"omp.o"}})
+	require.Len(t, rep.Files[0].Images, 1)
+	im := rep.Files[0].Images[0]
+	assert.Equal(t, "openmp", im.Kind)
+	assert.Equal(t, "x86_64-unknown-linux-gnu", im.Triple)
+	assert.Equal(t, "host-elf", im.CodeKind)
+	got := map[string]fnFact{}
+	for _, fn := range im.Functions {
+		got[fn.Name] = fnFact{fn.Size, fn.Kernel}
+	}
+	assert.Equal(t, want, got)
+	assert.Equal(t, 1, countFuncs(got, true), "one target region")
+
+	// A SPIR-V image (clang 22 OpenCL for spirv64) in a package, as SYCL
+	// links carry them.
+	require.NoError(t, os.WriteFile(filepath.Join(d, "k.cl"), []byte(
+		"__kernel void scale(__global float *p, float f) { p[get_global_id(0)] *= f; }\n"+
+			"__kernel void fill(__global int *p) { p[0] = 7; }\n"), 0o644))
+	sh(t, d, oracle(t, "clang"), "--target=spirv64", "-cl-std=CL2.0", "-O1", "-c", "k.cl", "-o", "k.spv")
+	sh(t, d, oracle(t, "llvm-offload-binary"), "-o", "spv.pkg", "--image=file=k.spv,triple=spirv64-unknown-unknown,arch=generic,kind=sycl")
+	dis := string(sh(t, d, "spirv-dis", "k.spv"))
+	var entries []string
+	for _, m := range regexp.MustCompile(`OpEntryPoint \w+ %\S+ "([^"]+)"`).FindAllStringSubmatch(dis, -1) {
+		entries = append(entries, m[1])
+	}
+	require.Len(t, entries, 2)
+	functions := strings.Count(dis, "OpFunctionEnd")
+	for _, f := range []string{"spv.pkg", "k.spv"} {
+		rep := kernelsDoc(t, d, KernelsOptions{Files: []string{f}})
+		require.Len(t, rep.Files[0].Images, 1, f)
+		im := rep.Files[0].Images[0]
+		assert.Equal(t, "spirv", im.CodeKind, f)
+		var kernels []string
+		var sum int64
+		for _, fn := range im.Functions {
+			if fn.Kernel {
+				kernels = append(kernels, fn.Name)
+			}
+			assert.Zero(t, fn.Size%4, "whole words")
+			sum += fn.Size
+		}
+		sort.Strings(entries)
+		sort.Strings(kernels)
+		assert.Equal(t, entries, kernels, f)
+		assert.Len(t, im.Functions, functions, f)
+		assert.Equal(t, sum, im.CodeBytes)
+	}
+}
+
+// TestKernelsCompressedImages: fatbin entries compressed with zstd (CUDA
+// 13's default for PTX, fatbinary --compress-all for both) and
+// OffloadBinary v3 images are decoded to list their functions. The
+// decoded cubin of elf_ptx_zstd.fatbin is byte-identical to the plain one
+// in saxpy.fatbin (one duplicate image, the same functions); the
+// compressed PTX of nvcc 13's fatbin has the kernels of its cubin.
+func TestKernelsCompressedImages(t *testing.T) {
+	d := t.TempDir()
+	copyInto(t, nestedTestdata, d, "elf_ptx_zstd.fatbin", "saxpy.fatbin")
+	copyInto(t, "../../../format/codeobj/testdata/cuda13", d, "kernels-sm90-nvcc13.fatbin")
+	copyInto(t, "../../../format/codeobj/testdata", d, "kern-gfx90a-clang22.co")
+	rep := kernelsDoc(t, d, KernelsOptions{Files: []string{"elf_ptx_zstd.fatbin", "saxpy.fatbin"}, Duplicates: true})
+	z, plain := rep.Files[0].Images, rep.Files[1].Images
+	require.Len(t, z, 2)
+	require.Len(t, plain, 1)
+	assert.Equal(t, "cubin", z[0].CodeKind)
+	assert.Equal(t, int64(4200), z[0].Uncompressed)
+	assert.Less(t, z[0].Size, z[0].Uncompressed)
+	assert.Equal(t, plain[0].Functions, z[0].Functions)
+	require.Len(t, rep.Duplicates.Images, 1)
+	assert.Equal(t, []string{"elf_ptx_zstd.fatbin: elf_ptx_zstd.fatbin: fatbin 0 entry 0", "saxpy.fatbin: saxpy.fatbin: fatbin 0 entry 0"}, rep.Duplicates.Images[0].Where)
+	assert.Equal(t, "ptx", z[1].CodeKind)
+	assert.Equal(t, "sm_90", z[1].Target)
+	assert.Equal(t, kernelNames(z[0]), kernelNames(z[1]), "the PTX has the cubin's kernel")
+	assert.Equal(t, []string{"_Z5saxpyifPKfPf"}, kernelNames(z[1]))
+
+	rep = kernelsDoc(t, d, KernelsOptions{Files: []string{"kernels-sm90-nvcc13.fatbin"}})
+	imgs := rep.Files[0].Images
+	require.Len(t, imgs, 2)
+	require.Equal(t, "ptx", imgs[0].CodeKind)
+	assert.Equal(t, kernelNames(imgs[1]), kernelNames(imgs[0]), "the PTX has the cubin's kernels")
+	assert.Len(t, kernelNames(imgs[0]), 3)
+
+	// An OffloadBinary v3 package compressed with zstd. (Not zlib here: a
+	// package file whose compressed size is not a multiple of 8 fails
+	// dump's ParseAll, which does not step over the writer's padding.)
+	co, err := os.ReadFile(filepath.Join(d, "kern-gfx90a-clang22.co"))
+	require.NoError(t, err)
+	want := amdgpuFacts(t, filepath.Join(d, "kern-gfx90a-clang22.co"))
+	for _, codec := range []string{"zstd"} {
+		pkg, err := offload.AppendBinaryV3(nil, []*offload.Image{{ImageKind: format.ImgObject, OffloadKind: format.OfkHIP, Image: co,
+			Strings: []offload.KV{{Key: "triple", Value: "amdgcn-amd-amdhsa"}, {Key: "arch", Value: "gfx90a"}}}}, codec, 0)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(d, codec+".pkg"), pkg, 0o644))
+		rep := kernelsDoc(t, d, KernelsOptions{Files: []string{codec + ".pkg"}})
+		require.Len(t, rep.Files[0].Images, 1, codec)
+		img := rep.Files[0].Images[0]
+		assert.Equal(t, int64(len(co)), img.Uncompressed, codec)
+		assert.Equal(t, int64(len(pkg)), (img.Size+7)&^7, codec)
+		got := map[string]fnFact{}
+		for _, fn := range img.Functions {
+			got[fn.Name] = fnFact{fn.Size, fn.Kernel}
+		}
+		assert.Equal(t, want.funcs, got, codec)
+	}
+}
+
+func kernelNames(img KernelImage) []string {
+	var k []string
+	for _, fn := range img.Functions {
+		if fn.Kernel {
+			k = append(k, fn.Name)
+		}
+	}
+	sort.Strings(k)
+	return k
+}
+
+// TestKernelsDecodeLimits: a compressed image that says it decodes to
+// more than maxDecoded is an error on that image, decoded by nobody.
+func TestKernelsDecodeLimits(t *testing.T) {
+	_, err := zstdDecode(nil, []byte{0x28, 0xb5, 0x2f, 0xfd}, maxDecoded+1)
+	assert.ErrorContains(t, err, "over the 1073741824-byte limit")
+	fs := &fatbinSource{}
+	_, err = fs.decoder(0)()
+	assert.Error(t, err, "not in the file")
+}
