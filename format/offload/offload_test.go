@@ -313,3 +313,15 @@ func TestWriteV1Large(t *testing.T) {
 	assert.Equal(t, hdr, w.head[:len(hdr)])
 	assert.Equal(t, uint64(got), le.Uint64(hdr[8:]), "Size")
 }
+
+// TestAppendBinaryImageOffset: the returned ImageOffset is where the reader
+// finds the payload.
+func TestAppendBinaryImageOffset(t *testing.T) {
+	img := annotatedImage()
+	b, off := AppendBinaryImage([]byte("prefix"), img)
+	bins, _, err := Parse(b[len("prefix"):])
+	require.NoError(t, err)
+	assert.Equal(t, bins[0].ImageOffset, off)
+	assert.Equal(t, img.Image, b[len("prefix")+int(off):len("prefix")+int(off)+len(img.Image)])
+	assert.Equal(t, AppendBinary(nil, img), b[len("prefix"):])
+}

@@ -99,9 +99,18 @@ func HeaderV1(img *Image, imageSize uint64) []byte {
 // what llvm-offload-binary 22.1.8 (OffloadBinary::write) produces for the
 // same image and string order.
 func AppendBinary(dst []byte, img *Image) []byte {
-	dst = append(dst, HeaderV1(img, uint64(len(img.Image)))...)
+	dst, _ = AppendBinaryImage(dst, img)
+	return dst
+}
+
+// AppendBinaryImage is AppendBinary that also returns the ImageOffset it
+// wrote: img.Image lies at [imageOffset, imageOffset+len(img.Image)) of
+// the appended binary, which is what a registration object registers.
+func AppendBinaryImage(dst []byte, img *Image) (b []byte, imageOffset uint64) {
+	hdr := HeaderV1(img, uint64(len(img.Image)))
+	dst = append(dst, hdr...)
 	dst = append(dst, img.Image...)
-	return appendZeros(dst, binio.Align(uint64(len(img.Image)), 8)-uint64(len(img.Image)))
+	return appendZeros(dst, binio.Align(uint64(len(img.Image)), 8)-uint64(len(img.Image))), uint64(len(hdr))
 }
 
 // WriteV1 writes a version 1 binary whose image is payloadSize bytes read

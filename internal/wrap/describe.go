@@ -493,16 +493,16 @@ func (d *describer) openmp() {
 
 // binaryInfo summarises an OffloadBinary's header, or says it is raw.
 func binaryInfo(img []byte) string {
-	s, e, err := imageRange(img)
-	switch {
-	case err != nil:
-		return ", invalid offload binary: " + err.Error()
-	case !isOffloadBinary(img):
+	if !bytes.HasPrefix(img, format.OffloadBinaryMagic) {
 		return ", raw image"
 	}
-	info := fmt.Sprintf(", offload binary, payload [0x%x, 0x%x)", s, e)
-	if im, err := SYCLImageFromBinary(img); err == nil && im.Triple != "" {
-		info += " triple=" + im.Triple
+	bin, err := parseV1(img)
+	if err != nil {
+		return ", invalid offload binary: " + err.Error()
+	}
+	info := fmt.Sprintf(", offload binary, payload [0x%x, 0x%x)", bin.ImageOffset, bin.ImageOffset+uint64(len(bin.Image)))
+	if t := bin.Triple(); t != "" {
+		info += " triple=" + t
 	}
 	return info
 }

@@ -1,68 +1,80 @@
 package wrap
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 
 	"github.com/offload-kit/offload-kit/format"
-	"github.com/offload-kit/offload-kit/internal/binio"
+	"github.com/offload-kit/offload-kit/format/offload"
 	"github.com/offload-kit/offload-kit/internal/objw"
 )
 
-// offloadMagic starts every OffloadBinary.
-const offloadMagic = "\x10\xff\x10\xad"
-
-// isOffloadBinary reports whether b starts with the OffloadBinary magic.
-func isOffloadBinary(b []byte) bool { return len(b) >= 4 && string(b[:4]) == offloadMagic }
-
-// imageRange returns where the device image lies inside img: the payload
-// [ImageOffset, ImageOffset+ImageSize) if img is a version-1 OffloadBinary,
-// otherwise the whole buffer. Only the header fields needed for that are
-// decoded (offload-binary.md §3); a buffer that starts with the magic but
-// has an inconsistent header is an error.
-func imageRange(img []byte) (start, end uint64, err error) {
-	if !isOffloadBinary(img) {
-		return 0, uint64(len(img)), nil
-	}
-	c := binio.NewCursor(img, 0)
-	c.Skip(4, "magic")
-	version := c.U32("version")
-	size := c.U64("size")
-	entryOff := c.U64("entry offset")
-	c.U64("entry size")
-	if err := c.Err(); err != nil {
-		return 0, 0, &format.FormatError{Off: c.Off(), Msg: "offload binary header", Err: format.ErrTruncated}
-	}
-	if version != 1 {
-		return 0, 0, format.Errorf(4, format.ErrVersion, "offload binary version %d", version)
-	}
-	if size > uint64(len(img)) {
-		return 0, 0, format.Errorf(8, format.ErrTruncated, "offload binary size 0x%x exceeds buffer size 0x%x", size, len(img))
-	}
-	if entryOff > size || size-entryOff < 40 {
-		return 0, 0, format.Errorf(16, format.ErrCorrupt, "offload binary entry offset 0x%x out of range", entryOff)
-	}
-	e := img[entryOff:]
-	imgOff := binary.LittleEndian.Uint64(e[24:])
-	imgSize := binary.LittleEndian.Uint64(e[32:])
-	if imgOff > size || imgSize > size-imgOff {
-		return 0, 0, format.Errorf(int64(entryOff)+24, format.ErrCorrupt,
-			"offload binary image [0x%x, +0x%x) exceeds binary size 0x%x", imgOff, imgSize, size)
-	}
-	return imgOff, imgOff + imgSize, nil
+// OpenMPImage is one device image for OpenMP registration: Data is placed
+// in .llvm.offloading unchanged, and Data[Start:End] is the range
+// registered as the device image (an OffloadBinary's payload, or all of a
+// raw image).
+type OpenMPImage struct {
+	Data       []byte
+	Start, End uint64
 }
 
-// OpenMP returns the registration object for OpenMP offloading (spec §9.2).
-// Each element of images is placed in .llvm.offloading (or
-// .llvm.offloading.relocatable) unchanged; if it is an OffloadBinary the
-// registered image range is its payload.
+// OpenMPImageOf returns b as an OpenMPImage: if b is a version-1
+// OffloadBinary (read through format/offload) the registered range is its
+// payload, otherwise b is registered whole. A buffer that starts with the
+// OffloadBinary magic but does not parse is an error.
+func OpenMPImageOf(b []byte) (OpenMPImage, error) {
+	if !bytes.HasPrefix(b, format.OffloadBinaryMagic) {
+		return OpenMPImage{Data: b, End: uint64(len(b))}, nil
+	}
+	bin, err := parseV1(b)
+	if err != nil {
+		return OpenMPImage{}, err
+	}
+	return OpenMPImage{Data: b, Start: bin.ImageOffset, End: bin.ImageOffset + uint64(len(bin.Image))}, nil
+}
+
+// parseV1 reads the version-1 OffloadBinary at the start of b, the only
+// version LLVM 22's runtimes register.
+func parseV1(b []byte) (*offload.Binary, error) {
+	if len(b) >= 8 {
+		if v := binary.LittleEndian.Uint32(b[4:]); v != 1 {
+			return nil, format.Errorf(4, format.ErrVersion, "offload binary version %d", v)
+		}
+	}
+	bins, _, err := offload.Parse(b)
+	if err != nil {
+		return nil, err
+	}
+	return bins[0], nil
+}
+
+// OpenMP returns the registration object for OpenMP offloading (spec §9.2)
+// for images read with OpenMPImageOf.
 func OpenMP(opts Options, images [][]byte) ([]byte, error) {
 	return encode(BuildOpenMP(opts, images))
+}
+
+// OpenMPImages is OpenMP for images whose registered ranges the caller
+// knows (the linker-wrapper, which has just written the OffloadBinaries).
+func OpenMPImages(opts Options, images []OpenMPImage) ([]byte, error) {
+	return encode(buildOpenMP(opts, images))
 }
 
 // BuildOpenMP is OpenMP returning the object model, so that large images
 // can be streamed with (*objw.Object).WriteTo without another copy.
 func BuildOpenMP(opts Options, images [][]byte) (*objw.Object, error) {
+	ims := make([]OpenMPImage, len(images))
+	for i, b := range images {
+		var err error
+		if ims[i], err = OpenMPImageOf(b); err != nil {
+			return nil, fmt.Errorf("wrap: openmp image %d: %w", i, err)
+		}
+	}
+	return buildOpenMP(opts, ims)
+}
+
+func buildOpenMP(opts Options, images []OpenMPImage) (*objw.Object, error) {
 	m, err := newModule(opts)
 	if err != nil {
 		return nil, err
@@ -81,18 +93,18 @@ func BuildOpenMP(opts Options, images [][]byte) (*objw.Object, error) {
 	type placed struct{ off, start, end uint64 }
 	pl := make([]placed, len(images))
 	for i, img := range images {
-		s, e, err := imageRange(img)
-		if err != nil {
-			return nil, fmt.Errorf("wrap: openmp image %d: %w", i, err)
+		if img.Start > img.End || img.End > uint64(len(img.Data)) {
+			return nil, fmt.Errorf("wrap: openmp image %d: registered range [0x%x, 0x%x) outside its %d bytes: %w",
+				i, img.Start, img.End, len(img.Data), format.ErrCorrupt)
 		}
 		off := imgSec.Pad(8)
-		imgSec.Append(img)
-		pl[i] = placed{off: off, start: off + s, end: off + e}
+		imgSec.Append(img.Data)
+		pl[i] = placed{off: off, start: off + img.Start, end: off + img.End}
 		name := ".omp_offloading.device_image"
 		if i > 0 {
 			name = fmt.Sprintf("%s.%d", name, i)
 		}
-		o.AddSymbol(name, imgSec, off, uint64(len(img)), objw.STB_LOCAL, objw.STT_OBJECT, objw.STV_DEFAULT)
+		o.AddSymbol(name, imgSec, off, uint64(len(img.Data)), objw.STB_LOCAL, objw.STT_OBJECT, objw.STV_DEFAULT)
 	}
 	start, stop := m.entryBounds()
 

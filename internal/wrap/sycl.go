@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/offload-kit/offload-kit/format"
-	"github.com/offload-kit/offload-kit/internal/binio"
 	"github.com/offload-kit/offload-kit/internal/objw"
 )
 
@@ -35,61 +34,16 @@ type SYCLImage struct {
 // here: the linker-wrapper parses it with split.ParseText and sets
 // PropertySets.
 func SYCLImageFromBinary(b []byte) (SYCLImage, error) {
-	if !isOffloadBinary(b) {
+	if !bytes.HasPrefix(b, format.OffloadBinaryMagic) {
 		return SYCLImage{}, format.Errorf(0, format.ErrMagic, "not an offload binary")
 	}
-	s, e, err := imageRange(b)
+	bin, err := parseV1(b)
 	if err != nil {
 		return SYCLImage{}, err
 	}
-	c := binio.NewCursor(b, 0)
-	c.Skip(16, "header")
-	entryOff := c.U64("entry offset")
-	ec := binio.NewCursor(b[entryOff:], int64(entryOff)) // imageRange checked entryOff
-	kind := ec.U16("image kind")
-	ec.U16("offload kind")
-	ec.U32("flags")
-	strOff := ec.U64("string offset")
-	nStr := ec.U64("string count")
-	if err := ec.Err(); err != nil {
-		return SYCLImage{}, err
-	}
-	if strOff > uint64(len(b)) || nStr > uint64(len(b)-int(strOff))/16 {
-		return SYCLImage{}, format.Errorf(int64(entryOff)+8, format.ErrCorrupt, "string table of %d entries at 0x%x out of range", nStr, strOff)
-	}
-	cstr := func(off uint64) (string, error) {
-		if off >= uint64(len(b)) {
-			return "", format.Errorf(int64(off), format.ErrTruncated, "string offset out of range")
-		}
-		n := bytes.IndexByte(b[off:], 0)
-		if n < 0 {
-			return "", format.Errorf(int64(off), format.ErrTruncated, "unterminated string")
-		}
-		return string(b[off : off+uint64(n)]), nil
-	}
-	img := SYCLImage{Image: b[s:e:e], ImageKind: uint8(kind)}
-	sc := binio.NewCursor(b[strOff:], int64(strOff))
-	for i := uint64(0); i < nStr; i++ {
-		ko, vo := sc.U64("key offset"), sc.U64("value offset")
-		if err := sc.Err(); err != nil {
-			return SYCLImage{}, err
-		}
-		k, err := cstr(ko)
-		if err != nil {
-			return SYCLImage{}, err
-		}
-		v, err := cstr(vo)
-		if err != nil {
-			return SYCLImage{}, err
-		}
-		switch k {
-		case "triple":
-			img.Triple = v
-		case "symbols":
-			if v != "" {
-				img.Symbols = strings.Split(v, "\n")
-			}
-		}
+	img := SYCLImage{Triple: bin.Triple(), Image: bin.Image, ImageKind: uint8(bin.ImageKind)}
+	if s := bin.Get("symbols"); s != "" {
+		img.Symbols = strings.Split(s, "\n")
 	}
 	return img, nil
 }

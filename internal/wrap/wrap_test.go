@@ -14,28 +14,48 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestImageRange(t *testing.T) {
+// TestOpenMPImageOf: the registered range of an OffloadBinary is its
+// payload, a raw image is registered whole, and a broken header is an
+// error with format/offload's sentinel (the hand parser this replaced
+// called the last two ErrCorrupt; the codec, like LLVM, reports a field
+// that points past Size as truncation).
+func TestOpenMPImageOf(t *testing.T) {
 	bin := packV1(1, 1, []byte("ABC"), "triple", hostTriple, "arch", "generic")
-	s, e, err := imageRange(bin)
+	im, err := OpenMPImageOf(bin)
 	require.NoError(t, err)
-	assert.Equal(t, "ABC", string(bin[s:e]))
-	s, e, err = imageRange([]byte("raw"))
+	assert.Equal(t, "ABC", string(bin[im.Start:im.End]))
+	im, err = OpenMPImageOf([]byte("raw"))
 	require.NoError(t, err)
-	assert.Equal(t, uint64(0), s)
-	assert.Equal(t, uint64(3), e)
+	assert.Equal(t, uint64(0), im.Start)
+	assert.Equal(t, uint64(3), im.End)
 
 	bad := func(mut func(b []byte) []byte, want error) {
 		t.Helper()
 		b := mut(append([]byte(nil), bin...))
-		if _, _, err := imageRange(b); !errors.Is(err, want) {
+		if _, err := OpenMPImageOf(b); !errors.Is(err, want) {
 			t.Errorf("err = %v, want %v", err, want)
 		}
 	}
 	bad(func(b []byte) []byte { return b[:20] }, format.ErrTruncated)
 	bad(func(b []byte) []byte { b[4] = 2; return b }, format.ErrVersion)
 	bad(func(b []byte) []byte { b[8] = 0xff; b[9] = 0xff; return b }, format.ErrTruncated)
-	bad(func(b []byte) []byte { b[16] = 0xf0; return b }, format.ErrCorrupt)
-	bad(func(b []byte) []byte { b[64] = 0xff; return b }, format.ErrCorrupt) // ImageSize
+	bad(func(b []byte) []byte { b[16] = 0xf0; return b }, format.ErrTruncated)
+	bad(func(b []byte) []byte { b[64] = 0xff; return b }, format.ErrTruncated) // ImageSize
+}
+
+// TestOpenMPImagesRange: the driver's ranges are registered as given, and
+// a range outside the image is refused.
+func TestOpenMPImagesRange(t *testing.T) {
+	bin := packV1(1, 1, []byte("ABC"), "triple", hostTriple, "arch", "generic")
+	im, err := OpenMPImageOf(bin)
+	require.NoError(t, err)
+	a, err := OpenMP(Options{Triple: hostTriple}, [][]byte{bin})
+	require.NoError(t, err)
+	b, err := OpenMPImages(Options{Triple: hostTriple}, []OpenMPImage{im})
+	require.NoError(t, err)
+	assert.Equal(t, a, b)
+	_, err = OpenMPImages(Options{Triple: hostTriple}, []OpenMPImage{{Data: bin, Start: 8, End: uint64(len(bin)) + 1}})
+	assert.ErrorIs(t, err, format.ErrCorrupt)
 }
 
 func TestUnsupportedTriples(t *testing.T) {
