@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,10 +20,11 @@ import (
 // bundled is the per-kind result of bundling.
 type bundled struct {
 	kind   format.OffloadKind
-	openmp [][]byte         // OpenMP: one OffloadBinary per image
-	fatbin []byte           // CUDA / HIP
-	sycl   []wrap.SYCLImage // SYCL
-	path   string           // CUDA / HIP bundle file
+	images []linkedImage      // OpenMP: the linked images, in openmp's order
+	openmp []wrap.OpenMPImage // OpenMP: one OffloadBinary per image
+	fatbin []byte             // CUDA / HIP
+	sycl   []wrap.SYCLImage   // SYCL
+	path   string             // CUDA / HIP bundle file
 }
 
 // bundle groups the linked images by kind (first-seen order) and bundles
@@ -44,6 +46,7 @@ func (d *driver) bundle(ctx context.Context, images []linkedImage) ([]*bundled, 
 		var err error
 		switch k {
 		case format.OfkOpenMP:
+			b.images = imgs
 			for _, im := range imgs {
 				b.openmp = append(b.openmp, openmpBinary(im))
 			}
@@ -158,7 +161,7 @@ func (d *driver) emitFatbin(bs []*bundled) error {
 	switch b.kind {
 	case format.OfkOpenMP:
 		for _, bin := range b.openmp {
-			data = append(data, bin...)
+			data = append(data, bin.Data...)
 		}
 	case format.OfkCuda, format.OfkHIP:
 		data = b.fatbin
@@ -180,7 +183,7 @@ func (d *driver) wrapAll(bs []*bundled) ([]string, error) {
 		var err error
 		switch b.kind {
 		case format.OfkOpenMP:
-			obj, err = wrap.OpenMP(opts, b.openmp)
+			obj, err = wrap.OpenMPImages(opts, b.openmp)
 		case format.OfkCuda:
 			obj, err = wrap.CUDA(opts, b.fatbin)
 		case format.OfkHIP:
@@ -194,7 +197,7 @@ func (d *driver) wrapAll(bs []*bundled) ([]string, error) {
 			return nil, fmt.Errorf("wrapping %s images: %w", b.kind, err)
 		}
 		if d.opt.PrintWrappedModule {
-			if err := describeObject(d.env.Stderr, b.kind.String(), obj); err != nil {
+			if err := printWrapped(d.env.Stderr, b, obj); err != nil {
 				return nil, err
 			}
 		}
@@ -208,4 +211,23 @@ func (d *driver) wrapAll(bs []*bundled) ([]string, error) {
 		files = append(files, name)
 	}
 	return files, nil
+}
+
+// printWrapped is --print-wrapped-module. LLVM prints the registration
+// module's IR; offload-kit never builds IR, so it prints a header naming
+// the images it wrapped, then wrap.Describe's description of the object
+// (docs/linker-wrapper.md, docs/wrapper-objects.md).
+func printWrapped(w io.Writer, b *bundled, obj []byte) error {
+	desc, err := wrap.Describe(obj)
+	if err != nil {
+		return fmt.Errorf("describing the %s wrapper object: %w", b.kind, err)
+	}
+	fmt.Fprintf(w, "; offload-kit registration object for %s (%d bytes; a description, not LLVM IR)\n", b.kind, len(obj))
+	for i, im := range b.openmp {
+		l := b.images[i]
+		fmt.Fprintf(w, "; image %d: kind %s, %s, triple %q, arch %q, %d bytes (registered range [0x%x, 0x%x) of its %d-byte OffloadBinary)\n",
+			i, b.kind, openmpImageKind(l), l.key.triple, l.key.arch, im.End-im.Start, im.Start, im.End, len(im.Data))
+	}
+	_, err = io.WriteString(w, desc)
+	return err
 }

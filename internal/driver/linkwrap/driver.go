@@ -26,6 +26,7 @@ import (
 	"github.com/offload-kit/offload-kit/internal/cache"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/workdir"
+	"github.com/offload-kit/offload-kit/internal/wrap"
 )
 
 // Env is everything the driver may touch outside its Options.
@@ -654,16 +655,22 @@ func sortImages(imgs []linkedImage) {
 	})
 }
 
-// openmpBinary is the v1 OffloadBinary LLVM wraps for an OpenMP image.
-func openmpBinary(im linkedImage) []byte {
-	kind := format.ImgObject
-	if im.bitcode {
-		kind = format.ImgBitcode
-	}
-	return offload.AppendBinary(nil, &offload.Image{
-		ImageKind:   kind,
+// openmpBinary is the v1 OffloadBinary LLVM wraps for an OpenMP image,
+// with the range of its payload, which the registration object registers.
+func openmpBinary(im linkedImage) wrap.OpenMPImage {
+	bin, off := offload.AppendBinaryImage(nil, &offload.Image{
+		ImageKind:   openmpImageKind(im),
 		OffloadKind: format.OfkOpenMP,
 		Strings:     []offload.KV{{Key: "triple", Value: im.key.triple}, {Key: "arch", Value: im.key.arch}},
 		Image:       im.data,
 	})
+	return wrap.OpenMPImage{Data: bin, Start: off, End: off + uint64(len(im.data))}
+}
+
+// openmpImageKind is the ImageKind of an OpenMP image's OffloadBinary.
+func openmpImageKind(im linkedImage) format.ImageKind {
+	if im.bitcode {
+		return format.ImgBitcode
+	}
+	return format.ImgObject
 }
