@@ -40,44 +40,95 @@ func unsupported(off int64, f string, args ...any) error {
 	return format.Errorf(off, format.ErrUnsupported, f, args...)
 }
 
+// elfRewriter rewrites one relocatable ELF object, one method per phase;
+// each phase reads what the earlier ones left in the struct.
+type elfRewriter struct {
+	f     *elfFile
+	o     *Object
+	e     Edit
+	bo    binary.ByteOrder
+	is64  bool
+	n     int      // input sections
+	names []string // input section names
+
+	removed []bool // removal set
+	newIdx  []int  // input index -> output index (-1: removed)
+	outs    []*elfOut
+	byOld   []*elfOut // input index -> output section (nil: removed)
+	strtabs map[int]*strtabAppender
+	shstr   *strtabAppender
+
+	ehsize, entsz int64
+	layout        []*elfOut // outs[1:] in file order
+	shoff         int64
+}
+
 func rewriteELF(w io.Writer, f *elfFile, e Edit) error {
+	r, err := newELFRewriter(f, e)
+	if err != nil {
+		return err
+	}
+	for _, phase := range []func() error{
+		r.removalSet,
+		r.outputSections,
+		r.renames,
+		r.symbolTables,
+		r.groups,
+		r.sectionNames,
+		r.additions,
+		r.stringTables,
+		r.layOut,
+	} {
+		if err := phase(); err != nil {
+			return err
+		}
+	}
+	return r.write(w)
+}
+
+func newELFRewriter(f *elfFile, e Edit) (*elfRewriter, error) {
 	o := f.obj
-	bo := o.ByteOrder
-	is64 := o.Class == 64
 	if o.Type != etRel {
-		return unsupported(16, "ELF type %d: only relocatable objects (ET_REL) can be rewritten", o.Type)
+		return nil, unsupported(16, "ELF type %d: only relocatable objects (ET_REL) can be rewritten", o.Type)
 	}
 	if f.phnum != 0 {
-		return unsupported(0, "relocatable object with program headers")
+		return nil, unsupported(0, "relocatable object with program headers")
 	}
 	if len(f.shdrs) == 0 {
-		return unsupported(0, "object without a section header table")
+		return nil, unsupported(0, "object without a section header table")
 	}
-	shdrOff := func(i int) int64 { return int64(f.shoff) + int64(i*f.shentsize) }
-	n := len(f.shdrs)
-	names := make([]string, n)
+	r := &elfRewriter{f: f, o: o, e: e, bo: o.ByteOrder, is64: o.Class == 64, n: len(f.shdrs),
+		strtabs: map[int]*strtabAppender{}}
+	r.names = make([]string, r.n)
 	for i := range o.Sections {
-		names[i] = o.Sections[i].Name
+		r.names[i] = o.Sections[i].Name
 	}
+	return r, nil
+}
 
-	// 1. Removal set.
-	removed := make([]bool, n)
+func (r *elfRewriter) shdrOff(i int) int64 { return int64(r.f.shoff) + int64(i*r.f.shentsize) }
+
+// removalSet marks the sections to remove: those named in Edit.Remove,
+// their relocation sections, and groups left without members.
+func (r *elfRewriter) removalSet() error {
+	f, o, n, bo := r.f, r.o, r.n, r.bo
+	r.removed = make([]bool, n)
 	rmName := map[string]bool{}
-	for _, r := range e.Remove {
-		rmName[r] = true
+	for _, name := range r.e.Remove {
+		rmName[name] = true
 	}
 	for i := 1; i < n; i++ {
-		if rmName[names[i]] {
+		if rmName[r.names[i]] {
 			if i == f.shstrndx {
-				return unsupported(shdrOff(i), "cannot remove the section name table %s", names[i])
+				return unsupported(r.shdrOff(i), "cannot remove the section name table %s", r.names[i])
 			}
-			removed[i] = true
+			r.removed[i] = true
 		}
 	}
 	for i := 1; i < n; i++ {
 		h := f.shdrs[i]
-		if (h.typ == format.SHT_REL || h.typ == format.SHT_RELA) && h.info > 0 && int(h.info) < n && removed[h.info] {
-			removed[i] = true
+		if (h.typ == format.SHT_REL || h.typ == format.SHT_RELA) && h.info > 0 && int(h.info) < n && r.removed[h.info] {
+			r.removed[i] = true
 		}
 	}
 	// A group whose members are all removed goes too (llvm-objcopy does
@@ -85,100 +136,108 @@ func rewriteELF(w io.Writer, f *elfFile, e Edit) error {
 	for i := 1; i < n; i++ {
 		h := f.shdrs[i]
 		d := o.Sections[i].Data
-		if h.typ != format.SHT_GROUP || removed[i] || len(d) < 8 || len(d)%4 != 0 {
+		if h.typ != format.SHT_GROUP || r.removed[i] || len(d) < 8 || len(d)%4 != 0 {
 			continue
 		}
 		all := true
 		for k := 4; k < len(d); k += 4 {
 			m := int(bo.Uint32(d[k:]))
-			if m <= 0 || m >= n || !removed[m] {
+			if m <= 0 || m >= n || !r.removed[m] {
 				all = false
 				break
 			}
 		}
-		removed[i] = all
+		r.removed[i] = all
 	}
-	// 2. Index map.
-	newIdx := make([]int, n)
+	// The index map.
+	r.newIdx = make([]int, n)
 	next := 0
 	for i := 0; i < n; i++ {
-		if removed[i] {
-			newIdx[i] = -1
+		if r.removed[i] {
+			r.newIdx[i] = -1
 			continue
 		}
-		newIdx[i] = next
+		r.newIdx[i] = next
 		next++
 	}
-	mapSec := func(from, to int, what string) (uint32, error) {
-		if to == 0 {
-			return 0, nil
-		}
-		if to < 0 || to >= n {
-			return 0, format.Errorf(shdrOff(from), format.ErrCorrupt, "section %d (%s): %s %d out of range", from, names[from], what, to)
-		}
-		if removed[to] {
-			return 0, unsupported(shdrOff(from), "section %s: %s refers to removed section %s", names[from], what, names[to])
-		}
-		return uint32(newIdx[to]), nil
-	}
+	return nil
+}
 
-	// 3. Output sections for the kept input sections.
-	var outs []*elfOut
-	byOld := make([]*elfOut, n)
+// mapSec maps section from's reference to section to (sh_link, sh_info).
+func (r *elfRewriter) mapSec(from, to int, what string) (uint32, error) {
+	if to == 0 {
+		return 0, nil
+	}
+	if to < 0 || to >= r.n {
+		return 0, format.Errorf(r.shdrOff(from), format.ErrCorrupt, "section %d (%s): %s %d out of range", from, r.names[from], what, to)
+	}
+	if r.removed[to] {
+		return 0, unsupported(r.shdrOff(from), "section %s: %s refers to removed section %s", r.names[from], what, r.names[to])
+	}
+	return uint32(r.newIdx[to]), nil
+}
+
+// outputSections makes the output sections for the kept input sections.
+func (r *elfRewriter) outputSections() error {
+	f, o, n, bo := r.f, r.o, r.n, r.bo
+	r.byOld = make([]*elfOut, n)
 	for i := 0; i < n; i++ {
-		if removed[i] {
+		if r.removed[i] {
 			continue
 		}
 		h := f.shdrs[i]
 		if i > 0 && h.addralign > 1 && (h.addralign&(h.addralign-1) != 0 || h.addralign > maxAlign) {
-			return format.Errorf(shdrOff(i), format.ErrLimit, "section %d (%s): alignment %d", i, names[i], h.addralign)
+			return format.Errorf(r.shdrOff(i), format.ErrLimit, "section %d (%s): alignment %d", i, r.names[i], h.addralign)
 		}
-		so := &elfOut{hdr: h, name: names[i], old: i, order: int64(h.off), nobits: h.typ == format.SHT_NOBITS || h.typ == format.SHT_NULL}
+		so := &elfOut{hdr: h, name: r.names[i], old: i, order: int64(h.off), nobits: h.typ == format.SHT_NOBITS || h.typ == format.SHT_NULL}
 		if i > 0 && !so.nobits {
 			so.pieces = []piece{{b: o.Sections[i].Data}}
 		}
 		if i > 0 {
-			l, err := mapSec(i, int(h.link), "sh_link")
+			l, err := r.mapSec(i, int(h.link), "sh_link")
 			if err != nil {
 				return err
 			}
 			so.hdr.link = l
 			if h.typ == format.SHT_REL || h.typ == format.SHT_RELA || h.flags&shfInfoLink != 0 {
-				inf, err := mapSec(i, int(h.info), "sh_info")
+				inf, err := r.mapSec(i, int(h.info), "sh_info")
 				if err != nil {
 					return err
 				}
 				so.hdr.info = inf
 			}
 		}
-		outs = append(outs, so)
-		byOld[i] = so
+		r.outs = append(r.outs, so)
+		r.byOld[i] = so
 	}
 
 	// Members of a removed group that stay lose SHF_GROUP (llvm-objcopy
 	// does the same).
 	for i := 1; i < n; i++ {
 		d := o.Sections[i].Data
-		if f.shdrs[i].typ != format.SHT_GROUP || !removed[i] || len(d)%4 != 0 {
+		if f.shdrs[i].typ != format.SHT_GROUP || !r.removed[i] || len(d)%4 != 0 {
 			continue
 		}
 		for k := 4; k+4 <= len(d); k += 4 {
-			if m := int(bo.Uint32(d[k:])); m > 0 && m < n && byOld[m] != nil {
-				byOld[m].hdr.flags &^= shfGroup
+			if m := int(bo.Uint32(d[k:])); m > 0 && m < n && r.byOld[m] != nil {
+				r.byOld[m].hdr.flags &^= shfGroup
 			}
 		}
 	}
+	return nil
+}
 
-	// 4. Renames.
-	for _, so := range outs[1:] {
-		h := f.shdrs[so.old]
-		if nn, ok := e.RenameSection[so.name]; ok {
+// renames applies Edit.RenameSection, to relocation sections too.
+func (r *elfRewriter) renames() error {
+	for _, so := range r.outs[1:] {
+		h := r.f.shdrs[so.old]
+		if nn, ok := r.e.RenameSection[so.name]; ok {
 			so.name = nn
 			continue
 		}
-		if (h.typ == format.SHT_REL || h.typ == format.SHT_RELA) && h.info > 0 && int(h.info) < n {
-			target := names[h.info]
-			if nn, ok := e.RenameSection[target]; ok {
+		if (h.typ == format.SHT_REL || h.typ == format.SHT_RELA) && h.info > 0 && int(h.info) < r.n {
+			target := r.names[h.info]
+			if nn, ok := r.e.RenameSection[target]; ok {
 				for _, pre := range []string{".rela", ".rel"} {
 					if so.name == pre+target {
 						so.name = pre + nn
@@ -188,33 +247,38 @@ func rewriteELF(w io.Writer, f *elfFile, e Edit) error {
 			}
 		}
 	}
+	return nil
+}
 
-	// 5. Symbol tables.
-	strtabs := map[int]*strtabAppender{}
-	appender := func(i int) *strtabAppender {
-		if a, ok := strtabs[i]; ok {
-			return a
-		}
-		a := &strtabAppender{base: o.Sections[i].Data}
-		strtabs[i] = a
+// appender returns the appender of string table i, made on first use.
+func (r *elfRewriter) appender(i int) *strtabAppender {
+	if a, ok := r.strtabs[i]; ok {
 		return a
 	}
-	if err := rewriteSymbols(f, e, removed, newIdx, byOld, appender, shdrOff, is64); err != nil {
-		return err
-	}
+	a := &strtabAppender{base: r.o.Sections[i].Data}
+	r.strtabs[i] = a
+	return a
+}
 
-	// 6. Groups.
-	for _, so := range outs[1:] {
+// symbolTables rewrites every symbol table (see rewriteSymbols).
+func (r *elfRewriter) symbolTables() error {
+	return rewriteSymbols(r.f, r.e, r.removed, r.newIdx, r.byOld, r.appender, r.shdrOff, r.is64)
+}
+
+// groups renumbers group members and drops removed ones.
+func (r *elfRewriter) groups() error {
+	f, o, n, bo := r.f, r.o, r.n, r.bo
+	for _, so := range r.outs[1:] {
 		if f.shdrs[so.old].typ != format.SHT_GROUP {
 			continue
 		}
 		d := o.Sections[so.old].Data
 		if len(d)%4 != 0 || len(d) < 4 {
-			return format.Errorf(shdrOff(so.old), format.ErrCorrupt, "group section %s of %d bytes", so.name, len(d))
+			return format.Errorf(r.shdrOff(so.old), format.ErrCorrupt, "group section %s of %d bytes", so.name, len(d))
 		}
 		changed := false
 		nd := append([]byte{}, d[:4]...)
-		if e.ObjcopyCompat && bo.Uint32(nd)&grpComdat != 0 && localSignature(f, o, so.old, bo, is64) {
+		if r.e.ObjcopyCompat && bo.Uint32(nd)&grpComdat != 0 && localSignature(f, o, so.old, bo, r.is64) {
 			bo.PutUint32(nd, bo.Uint32(nd)&^grpComdat)
 			changed = true
 		}
@@ -223,41 +287,50 @@ func rewriteELF(w io.Writer, f *elfFile, e Edit) error {
 			if m <= 0 || m >= n {
 				return format.Errorf(int64(f.shdrs[so.old].off)+int64(k), format.ErrCorrupt, "group %s: member %d out of range", so.name, m)
 			}
-			if removed[m] {
+			if r.removed[m] {
 				changed = true
 				continue
 			}
-			if newIdx[m] != m {
+			if r.newIdx[m] != m {
 				changed = true
 			}
-			nd = app32(bo, nd, uint32(newIdx[m]))
+			nd = app32(bo, nd, uint32(r.newIdx[m]))
 		}
 		if changed {
 			so.pieces = []piece{{b: nd}}
 		}
 	}
+	return nil
+}
 
-	// 7. Section name table: renamed sections keep their sh_name if unchanged.
-	needNames := len(e.Add) > 0
-	for _, so := range outs[1:] {
-		needNames = needNames || so.name != names[so.old]
+// sectionNames adds renamed sections' names to the section name table;
+// the others keep their sh_name.
+func (r *elfRewriter) sectionNames() error {
+	f := r.f
+	needNames := len(r.e.Add) > 0
+	for _, so := range r.outs[1:] {
+		needNames = needNames || so.name != r.names[so.old]
 	}
 	if needNames && (f.shstrndx == 0 || f.shdrs[f.shstrndx].typ != format.SHT_STRTAB) {
 		return unsupported(0, "object has no section name string table to add names to")
 	}
-	shstr := appender(f.shstrndx)
-	for _, so := range outs[1:] {
-		if so.name != names[so.old] {
-			so.hdr.name = shstr.add(so.name)
+	r.shstr = r.appender(f.shstrndx)
+	for _, so := range r.outs[1:] {
+		if so.name != r.names[so.old] {
+			so.hdr.name = r.shstr.add(so.name)
 		}
 	}
+	return nil
+}
 
-	// 8. Additions.
-	for _, a := range e.Add {
+// additions adds Edit.Add's sections, or appends them to a section of the
+// same name and type with Edit.Concat.
+func (r *elfRewriter) additions() error {
+	for _, a := range r.e.Add {
 		align := int64(max(a.Align, 1))
 		var target *elfOut
-		if e.Concat {
-			for _, so := range outs[1:] {
+		if r.e.Concat {
+			for _, so := range r.outs[1:] {
 				if so.name == a.Name && so.hdr.typ == a.Type {
 					target = so
 					break
@@ -274,7 +347,7 @@ func rewriteELF(w io.Writer, f *elfFile, e Edit) error {
 			continue
 		}
 		so := &elfOut{
-			hdr:    elfShdr{typ: a.Type, flags: a.Flags, addralign: uint64(align), name: shstr.add(a.Name)},
+			hdr:    elfShdr{typ: a.Type, flags: a.Flags, addralign: uint64(align), name: r.shstr.add(a.Name)},
 			name:   a.Name,
 			old:    -1,
 			order:  -1,
@@ -285,44 +358,48 @@ func rewriteELF(w io.Writer, f *elfFile, e Edit) error {
 		} else {
 			so.hdr.size = uint64(a.Size)
 		}
-		outs = append(outs, so)
+		r.outs = append(r.outs, so)
 	}
+	return nil
+}
 
-	// 9. String tables that grew.
-	for i, a := range strtabs {
-		if so := byOld[i]; so != nil && len(a.extra) > 0 {
+// stringTables gives the string tables that grew their new contents and,
+// with ObjcopyCompat, LLVM's layout (rebuildStringTables).
+func (r *elfRewriter) stringTables() error {
+	for i, a := range r.strtabs {
+		if so := r.byOld[i]; so != nil && len(a.extra) > 0 {
 			so.pieces = a.pieces()
 		}
 	}
-
-	if e.ObjcopyCompat {
-		cur := func(i int) []byte {
-			if a, ok := strtabs[i]; ok && len(a.extra) > 0 {
-				return append(append([]byte{}, a.base...), a.extra...)
-			}
-			return o.Sections[i].Data
-		}
-		if err := rebuildStringTables(f, outs, byOld, cur, bo, is64); err != nil {
-			return err
-		}
+	if !r.e.ObjcopyCompat {
+		return nil
 	}
-
-	// 10. Layout.
-	ehsize := int64(64)
-	entsz := int64(64)
-	if !is64 {
-		ehsize, entsz = 52, 40
+	cur := func(i int) []byte {
+		if a, ok := r.strtabs[i]; ok && len(a.extra) > 0 {
+			return append(append([]byte{}, a.base...), a.extra...)
+		}
+		return r.o.Sections[i].Data
 	}
-	layout := append([]*elfOut{}, outs[1:]...)
-	sort.SliceStable(layout, func(i, j int) bool {
-		a, b := layout[i], layout[j]
+	return rebuildStringTables(r.f, r.outs, r.byOld, cur, r.bo, r.is64)
+}
+
+// layOut assigns file offsets: input sections in their input order, new
+// ones after them, then the section header table.
+func (r *elfRewriter) layOut() error {
+	r.ehsize, r.entsz = 64, 64
+	if !r.is64 {
+		r.ehsize, r.entsz = 52, 40
+	}
+	r.layout = append([]*elfOut{}, r.outs[1:]...)
+	sort.SliceStable(r.layout, func(i, j int) bool {
+		a, b := r.layout[i], r.layout[j]
 		if (a.order < 0) != (b.order < 0) {
 			return b.order < 0
 		}
 		return a.order < b.order
 	})
-	off := ehsize
-	for _, so := range layout {
+	off := r.ehsize
+	for _, so := range r.layout {
 		off = alignUp(off, int64(max(so.hdr.addralign, 1)))
 		so.hdr.off = uint64(off)
 		if so.nobits {
@@ -335,19 +412,24 @@ func rewriteELF(w io.Writer, f *elfFile, e Edit) error {
 		so.hdr.size = uint64(sz)
 		off += sz
 	}
-	shoff := alignUp(off, 8)
-	if !is64 {
-		shoff = alignUp(off, 4)
+	r.shoff = alignUp(off, 8)
+	if !r.is64 {
+		r.shoff = alignUp(off, 4)
 	}
-	total := shoff + int64(len(outs))*entsz
-	if !is64 && total > 0xffffffff {
+	total := r.shoff + int64(len(r.outs))*r.entsz
+	if !r.is64 && total > 0xffffffff {
 		return format.Errorf(0, format.ErrLimit, "ELF32 output of %d bytes exceeds 4 GiB", total)
 	}
+	return nil
+}
 
-	// Header and section 0 (extended numbering).
-	count := len(outs)
-	strIdx := newIdx[f.shstrndx]
-	s0 := outs[0]
+// write writes the header (section 0 carries extended numbering), the
+// section contents and the section header table.
+func (r *elfRewriter) write(w io.Writer) error {
+	bo, f := r.bo, r.f
+	count := len(r.outs)
+	strIdx := r.newIdx[f.shstrndx]
+	s0 := r.outs[0]
 	s0.hdr.size, s0.hdr.link = 0, 0
 	eShnum, eShstrndx := count, strIdx
 	if count >= shnLoreserve {
@@ -358,35 +440,35 @@ func rewriteELF(w io.Writer, f *elfFile, e Edit) error {
 		eShstrndx = shnXindex
 		s0.hdr.link = uint32(strIdx)
 	}
-	hdr := append([]byte{}, f.buf[:ehsize]...)
-	if is64 {
+	hdr := append([]byte{}, f.buf[:r.ehsize]...)
+	if r.is64 {
 		bo.PutUint64(hdr[32:], 0)
-		bo.PutUint64(hdr[40:], uint64(shoff))
-		bo.PutUint16(hdr[52:], uint16(ehsize))
-		bo.PutUint16(hdr[58:], uint16(entsz))
+		bo.PutUint64(hdr[40:], uint64(r.shoff))
+		bo.PutUint16(hdr[52:], uint16(r.ehsize))
+		bo.PutUint16(hdr[58:], uint16(r.entsz))
 		bo.PutUint16(hdr[60:], uint16(eShnum))
 		bo.PutUint16(hdr[62:], uint16(eShstrndx))
 	} else {
 		bo.PutUint32(hdr[28:], 0)
-		bo.PutUint32(hdr[32:], uint32(shoff))
-		bo.PutUint16(hdr[40:], uint16(ehsize))
-		bo.PutUint16(hdr[46:], uint16(entsz))
+		bo.PutUint32(hdr[32:], uint32(r.shoff))
+		bo.PutUint16(hdr[40:], uint16(r.ehsize))
+		bo.PutUint16(hdr[46:], uint16(r.entsz))
 		bo.PutUint16(hdr[48:], uint16(eShnum))
 		bo.PutUint16(hdr[50:], uint16(eShstrndx))
 	}
 
 	wr := newWriter(w)
 	wr.write(hdr)
-	for _, so := range layout {
+	for _, so := range r.layout {
 		if so.nobits {
 			continue
 		}
 		wr.padTo(int64(so.hdr.off))
 		wr.pieces(so.pieces, so.name, nil)
 	}
-	wr.padTo(shoff)
-	for _, so := range outs {
-		wr.write(encodeShdr(so.hdr, bo, is64))
+	wr.padTo(r.shoff)
+	for _, so := range r.outs {
+		wr.write(encodeShdr(so.hdr, bo, r.is64))
 	}
 	return wr.flush()
 }
