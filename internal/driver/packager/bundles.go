@@ -59,6 +59,9 @@ func (l *lister) writeEntry(env *Env, name string, e DumpEntry) error {
 				return copyRange(env, w, l.pf, off, int64(len(e.data)))
 			}
 		}
+		if f, off, ok := l.decodedAt(e.data); ok {
+			return copyRange(env, w, f, off, int64(len(e.data)))
+		}
 		_, err := w.Write(e.data)
 		return err
 	})

@@ -146,6 +146,8 @@ type lister struct {
 	deep  bool     // describe nested containers (--all, --json)
 	full  bool     // decompress every compressed bundle (extraction needs the bytes)
 	nodes int
+	// decoded holds large compressed bundles' contents (decoded.go).
+	decoded []decoded
 }
 
 func newLister(env *Env, in *input, deep bool) *lister {
@@ -166,6 +168,7 @@ func (l *lister) close() {
 	if l.pf != nil {
 		l.pf.Close()
 	}
+	l.closeDecoded()
 }
 
 // off is the offset of b in the input file, or -1.
@@ -450,39 +453,58 @@ func (l *lister) compressed(blob []byte) ([]DumpBundle, int, error) {
 	mk := func(format string, entries []DumpEntry) DumpBundle {
 		return DumpBundle{Format: format, Offset: l.off(blob), Size: int64(n), Compression: comp, Entries: entries}
 	}
-	if !l.full && h.UncompressedSize > smallCCOB {
-		if b, ok, err := peekCompressed(blob[:n], h); err != nil {
+	large := h.UncompressedSize > smallCCOB
+	if !l.full && large {
+		if b, text, ok, err := peekHead(blob[:n], h); err != nil {
 			return nil, 0, err
+		} else if ok && text {
+			return []DumpBundle{mk("text", l.bundleEntries(b, -1))}, n, nil
 		} else if ok {
-			for i := range b.Entries {
-				b.Entries[i].Data = nil
-			}
 			return []DumpBundle{mk("binary", l.bundleEntries(b, -1))}, n, nil
 		}
 	}
-	d, err := bundle.Decompress(blob[:n], bundle.Limits{MaxSize: maxInspectBytes, Hash: bundle.HashSkip})
-	if err != nil {
-		return nil, 0, err
+	var data []byte
+	if large {
+		// Never in memory: a temporary file, mapped (decoded.go).
+		data, err = l.decodeToFile(blob[:n], h)
+		if err != nil {
+			return nil, 0, err
+		}
+		defer l.releaseDecoded()
+	} else {
+		d, err := bundle.Decompress(blob[:n], bundle.Limits{MaxSize: maxInspectBytes, Hash: bundle.HashSkip})
+		if err != nil {
+			return nil, 0, err
+		}
+		data = d.Data
 	}
 	l.release()
-	if c, ok := textBundleComment(d.Data); ok {
-		b, err := bundle.ParseText(d.Data, c)
+	if c, ok := textBundleComment(data); ok {
+		parse := bundle.ParseText
+		if large {
+			parse = scanText
+		}
+		b, err := parse(data, c)
 		if err != nil {
 			return nil, 0, err
 		}
 		return []DumpBundle{mk("text", l.bundleEntries(b, -1))}, n, nil
 	}
 	var out []DumpBundle
-	for p := 0; p < len(d.Data); {
-		if !bytes.HasPrefix(d.Data[p:], bundle.Magic) {
-			next := nextMagic(d.Data[p+1:], false)
+	for p := 0; p < len(data); {
+		if !bytes.HasPrefix(data[p:], bundle.Magic) {
+			find := nextMagic
+			if large {
+				find = func(p []byte, _ bool) int { return l.nextMagicIn(p) }
+			}
+			next := find(data[p+1:], false)
 			if next < 0 {
 				break
 			}
 			p += 1 + next
 			continue
 		}
-		b, err := bundle.Parse(d.Data[p:])
+		b, err := bundle.Parse(data[p:])
 		if err != nil {
 			return nil, 0, fmt.Errorf("bundle at offset %#x of the decompressed data: %v", p, err)
 		}
@@ -493,53 +515,6 @@ func (l *lister) compressed(blob []byte) ([]DumpBundle, int, error) {
 		return nil, 0, errors.New("no bundle in the decompressed data")
 	}
 	return out, n, nil
-}
-
-// peekCompressed decodes a large CCOB blob only until its bundle header
-// is complete and parses that: ok is false when the decompressed data is
-// not one binary bundle that fills it (then everything must be decoded).
-// The entries' Data point into memory that is gone on return.
-func peekCompressed(blob []byte, h bundle.Header) (b *bundle.Bundle, ok bool, err error) {
-	total := int64(h.UncompressedSize)
-	if total <= 0 || total > maxInspectBytes {
-		return nil, false, nil
-	}
-	view, verr := mmapfile.Anon(int(total))
-	if verr != nil {
-		return nil, false, nil
-	}
-	defer mmapfile.Unmap(view)
-	var perr error
-	_, err = bundle.DecodeTo(blob, bundle.DecodeOptions{Limits: bundle.Limits{Hash: bundle.HashSkip}}, func(off int64, p []byte) error {
-		if off+int64(len(p)) > total {
-			return bundle.ErrStop
-		}
-		filled := off + int64(copy(view[off:], p))
-		_, done := bundle.HeaderLen(view[:filled], total)
-		if !done && filled < smallCCOB {
-			return nil
-		}
-		if done {
-			pb, err := bundle.Parse(view[:total])
-			switch {
-			case err != nil:
-				perr = err
-			case pb.End == total:
-				b, ok = pb, true
-			}
-		}
-		return bundle.ErrStop
-	})
-	if perr != nil {
-		return nil, false, perr
-	}
-	if !errors.Is(err, bundle.ErrStop) {
-		if err == nil {
-			err = errors.New("decoding ended early")
-		}
-		return nil, false, err
-	}
-	return b, ok, nil
 }
 
 func methodName(m bundle.Method) string {
