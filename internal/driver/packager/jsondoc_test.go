@@ -16,10 +16,20 @@ import (
 // docJSON returns the JSON example of docs/dump-json.md with its //
 // comments removed.
 func docJSON(t *testing.T) []byte {
-	b, err := os.ReadFile("../../../docs/dump-json.md")
+	return docJSONBlock(t, "../../../docs/dump-json.md", 0)
+}
+
+// docJSONBlock returns the n-th ```json block of a document with its //
+// comments removed.
+func docJSONBlock(t *testing.T, path string, n int) []byte {
+	b, err := os.ReadFile(path)
 	require.NoError(t, err)
-	_, rest, ok := strings.Cut(string(b), "```json\n")
-	require.True(t, ok, "docs/dump-json.md has a ```json block")
+	rest := string(b)
+	var ok bool
+	for i := 0; i <= n; i++ {
+		_, rest, ok = strings.Cut(rest, "```json\n")
+		require.True(t, ok, "%s has %d ```json blocks", path, n+1)
+	}
 	block, _, ok := strings.Cut(rest, "\n```")
 	require.True(t, ok)
 	var out []byte
@@ -55,19 +65,27 @@ func docJSON(t *testing.T) []byte {
 // → "string"), array elements merged. A payload's contents has an
 // object's lists, so paths inside one are recorded as the object's.
 func shape(v any, path string, into map[string]string) {
-	if i := strings.LastIndex(path, ".contents."); i >= 0 {
-		path = "files[].objects[]." + path[i+len(".contents."):]
-	}
+	shapeWith(v, path, into, func(path string) string {
+		if i := strings.LastIndex(path, ".contents."); i >= 0 {
+			return "files[].objects[]." + path[i+len(".contents."):]
+		}
+		return path
+	})
+}
+
+// shapeWith is shape with the document's own folding of recursive paths.
+func shapeWith(v any, path string, into map[string]string, fold func(string) string) {
+	path = fold(path)
 	switch x := v.(type) {
 	case map[string]any:
 		into[path] = "object"
 		for k, e := range x {
-			shape(e, strings.TrimPrefix(path+"."+k, "."), into)
+			shapeWith(e, strings.TrimPrefix(path+"."+k, "."), into, fold)
 		}
 	case []any:
 		into[path] = "array"
 		for _, e := range x {
-			shape(e, path+"[]", into)
+			shapeWith(e, path+"[]", into, fold)
 		}
 	case string:
 		into[path] = "string"
@@ -122,7 +140,15 @@ func TestDumpJSONMatchesDoc(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &real))
 	got := map[string]string{}
 	shape(real, "", got)
+	assertShapes(t, "docs/dump-json.md", doc, got)
+	assert.Equal(t, "2", strings.TrimSpace(strings.Split(strings.Split(string(docJSON(t)), `"schema":`)[1], ",")[0]))
+	assert.Equal(t, 2, DumpSchema)
+}
 
+// assertShapes: the output has only the paths the documented example
+// has, with the same JSON types, and together has every one of them.
+func assertShapes(t *testing.T, name string, doc, got map[string]string) {
+	t.Helper()
 	var undocumented, unseen []string
 	for p, typ := range got {
 		dt, ok := doc[p]
@@ -140,8 +166,6 @@ func TestDumpJSONMatchesDoc(t *testing.T) {
 	}
 	sort.Strings(undocumented)
 	sort.Strings(unseen)
-	assert.Empty(t, undocumented, "fields in the output that docs/dump-json.md does not show")
-	assert.Empty(t, unseen, "fields docs/dump-json.md shows that no output has (add an input that has them)")
-	assert.Equal(t, "2", strings.TrimSpace(strings.Split(strings.Split(string(docJSON(t)), `"schema":`)[1], ",")[0]))
-	assert.Equal(t, 2, DumpSchema)
+	assert.Empty(t, undocumented, "fields in the output that %s does not show", name)
+	assert.Empty(t, unseen, "fields %s shows that no output has (add an input that has them)", name)
 }

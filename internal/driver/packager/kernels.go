@@ -382,7 +382,13 @@ func demangled(name string) [2]string {
 	if err != nil {
 		return [2]string{name, name}
 	}
-	return [2]string{demangle.ASTToString(ast), demangle.ASTToString(ast, demangle.NoTemplateParams, demangle.NoParams)}
+	// NoParams is a parsing option (the parameters, return type and
+	// qualifiers of the function are not parsed); printing ignores it.
+	family := demangle.ASTToString(ast, demangle.NoTemplateParams)
+	if bare, err := demangle.ToAST(name, demangle.NoParams); err == nil {
+		family = demangle.ASTToString(bare, demangle.NoTemplateParams)
+	}
+	return [2]string{demangle.ASTToString(ast), family}
 }
 
 func arch(img *KernelImage) string {

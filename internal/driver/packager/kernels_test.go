@@ -493,7 +493,7 @@ func TestKernelsTable(t *testing.T) {
 		family := strings.Join(fs[5:], " ")
 		assert.Equal(t, b, fam[[2]string{fs[1], family}], l)
 	}
-	assert.Contains(t, strings.Join(lines, "\n"), "rocrand_host::detail::generate_kernel")
+	assert.Contains(t, fam, [2]string{"gfx90a:xnack-", "rocrand_host::detail::generate_kernel"}, "template instances are one family")
 	// Totals agree with the functions.
 	var sum int64
 	for _, r := range rs {
@@ -651,4 +651,82 @@ func TestKernelsDecodeLimits(t *testing.T) {
 	fs := &fatbinSource{}
 	_, err = fs.decoder(0)()
 	assert.Error(t, err, "not in the file")
+}
+
+// TestKernelsJSONMatchesDoc: docs/kernels-json.md's examples are the
+// output (jsondoc_test.go's mechanism): kernels --json --duplicates over
+// inputs that between them have every field (AMDGPU kernels with AGPRs,
+// SGPR and VGPR spills; a cubin's resources; a zstd fatbin entry; an
+// image that is not a code object and one that is damaged; a missing
+// file; duplicate kernels and images), and kernels diff --json.
+func TestKernelsJSONMatchesDoc(t *testing.T) {
+	const docPath = "../../../docs/kernels-json.md"
+	d := t.TempDir()
+	const same = `extern "C" __global__ void same(float *p, float f) { p[0] = p[1] * f + p[2]; }` + "\n"
+	a := hipObject(t, d, "a", same+`extern "C" __global__ void mfma(float *p) { asm volatile("v_accvgpr_write_b32 a5, 0" ::: "a5"); p[0] = 1; }`)
+	var clobber []string
+	for i := 0; i < 100; i++ {
+		clobber = append(clobber, `"s`+strconv.Itoa(i)+`"`)
+	}
+	b := hipObject(t, d, "b", same+`extern "C" __global__ void sspill(int *p, int a, int b, int c, int d, int e, int f, int g, int h) {
+  asm volatile("" ::: `+strings.Join(clobber, ",")+`);
+  p[0] = a + b * c - d + e * f - g + h;
+}`)
+	copyInto(t, "../../../format/codeobj/testdata/cuda13", d, "kernels-sm90-nvcc13.cubin")
+	copyInto(t, "../../../format/codeobj/testdata", d, "kern-gfx90a-clang22.co")
+	copyInto(t, nestedTestdata, d, "elf_ptx_zstd.fatbin")
+	cubin, err := os.ReadFile(filepath.Join(d, "kernels-sm90-nvcc13.cubin"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(d, "copy.cubin"), cubin, 0o644))
+	co, err := os.ReadFile(filepath.Join(d, "kern-gfx90a-clang22.co"))
+	require.NoError(t, err)
+	strs := []offload.KV{{Key: "triple", Value: "amdgcn-amd-amdhsa"}, {Key: "arch", Value: "gfx90a"}}
+	pkg := offload.AppendBinary(nil, &offload.Image{ImageKind: format.ImgObject, OffloadKind: format.OfkHIP, Strings: strs, Image: []byte("not code\n")})
+	pkg = offload.AppendBinary(pkg, &offload.Image{ImageKind: format.ImgObject, OffloadKind: format.OfkHIP, Strings: strs, Image: co[:300]})
+	require.NoError(t, os.WriteFile(filepath.Join(d, "odd.pkg"), pkg, 0o644))
+
+	out, err := runKernels(d, KernelsOptions{JSON: true, Duplicates: true,
+		Files: []string{a, b, "kernels-sm90-nvcc13.cubin", "copy.cubin", "kern-gfx90a-clang22.co", "elf_ptx_zstd.fatbin", "odd.pkg", "missing.o"}})
+	require.Error(t, err, "missing.o")
+	var real any
+	require.NoError(t, json.Unmarshal([]byte(out), &real), out)
+	for _, want := range []string{`"note": "not a code object`, `"error": "16 section headers at 0x2878 run past the end (300 bytes)`, `"agprs": 6`, `"sgpr_spills": `, `"vgpr_spills": 2`, `"stack": 256`, `"uncompressed_size": 4200`} {
+		assert.Contains(t, out, want)
+	}
+	var doc any
+	require.NoError(t, json.Unmarshal(docJSONBlock(t, docPath, 0), &doc), "the first example is JSON once comments are removed")
+	noFold := func(p string) string { return p }
+	want, got := map[string]string{}, map[string]string{}
+	shapeWith(doc, "", want, noFold)
+	shapeWith(real, "", got, noFold)
+	assertShapes(t, "docs/kernels-json.md", want, got)
+
+	var buf bytes.Buffer
+	require.NoError(t, KernelsDiff(&Env{Stdout: &buf, Stderr: &buf, Dir: d}, a, b, true, 0))
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &real))
+	require.NoError(t, json.Unmarshal(docJSONBlock(t, docPath, 1), &doc), "the diff example")
+	want, got = map[string]string{}, map[string]string{}
+	shapeWith(doc, "", want, noFold)
+	shapeWith(real, "", got, noFold)
+	assertShapes(t, "docs/kernels-json.md (diff)", want, got)
+	assert.Contains(t, string(docJSONBlock(t, docPath, 0)), `"schema": 1,`)
+	assert.Equal(t, 1, KernelsSchema)
+}
+
+// TestKernelsFamilies: a family is the demangled name without template
+// arguments, parameters, return type or qualifiers.
+func TestKernelsFamilies(t *testing.T) {
+	for name, want := range map[string][2]string{
+		"_Z8tile_sumIfLi128EEvPKT_PS0_": {"void tile_sum<float, 128>(float const*, float*)", "tile_sum"},
+		"_ZN12rocrand_host6detail15generate_kernelILj256EdN14rocrand_device13mtgp32_engineEEEvPT1_PT0_m": {
+			"void rocrand_host::detail::generate_kernel<256u, double, rocrand_device::mtgp32_engine>(rocrand_device::mtgp32_engine*, double*, unsigned long)",
+			"rocrand_host::detail::generate_kernel"},
+		"_Z5saxpyifPKfPf":    {"saxpy(int, float, float const*, float*)", "saxpy"},
+		"_ZNK3Foo3barIiEEvv": {"void Foo::bar<int>() const", "Foo::bar"},
+		"_ZTS2N1":            {"typeinfo name for N1", "typeinfo name for N1"},
+		"scale":              {"scale", "scale"},
+		"_Z":                 {"_Z", "_Z"},
+	} {
+		assert.Equal(t, want, demangled(name), name)
+	}
 }
