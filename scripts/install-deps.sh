@@ -48,6 +48,10 @@ PKGS+=(librocrand1)
 #                   /usr/bin/llvm-spirv-15 (the SYCL images really run: linkwrap's
 #                   TestSYCLRunsOnPocl translates each image to SPIR bitcode and runs it)
 PKGS+=(pocl-opencl-icd ocl-icd-opencl-dev llvm-spirv-15)
+# chromium          /usr/bin/chromium (headless: the packager's TestKernelsTreemapInChromium renders
+#                   kernels --html pages with --dump-dom and --screenshot and reads the DOM's
+#                   data-rendered/data-error and labels, and the PNG)
+PKGS+=(chromium)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -60,7 +60,8 @@ func treemapTree(rep *KernelsReport) *treeNode {
 // treemapHTML is a self-contained page (no network resources): the tree
 // as JSON and a script that lays it out (squarified) as SVG rectangles.
 // After drawing, the script sets data-rendered="ok" on <body>; a script
-// error sets data-error instead.
+// error sets data-error instead. A URL fragment #zoom=a/b/c opens the
+// page zoomed to that path of names below the top.
 func treemapHTML(rep *KernelsReport) ([]byte, error) {
 	data, err := json.Marshal(treemapTree(rep))
 	if err != nil {
@@ -133,19 +134,37 @@ function draw(node, path){
     if(c.c && c.c.length) r.onclick = () => draw(c, path.concat([c]));
     g.appendChild(r);
     if(w > 40 && h > 14){
+      // The label, wrapped over as many lines as the box has room for.
       const tx = document.createElementNS(NS, "text");
-      tx.setAttribute("x", x + 3); tx.setAttribute("y", y + 12);
-      const maxc = Math.floor((w - 6) / 6.5);
+      const maxc = Math.max(Math.floor((w - 6) / 6.5), 1), lines = Math.max(Math.floor((h - 4) / 13), 1);
       const label = c.n + " (" + fmt(c.s) + ")";
-      tx.textContent = label.length > maxc ? label.slice(0, Math.max(maxc - 1, 1)) + "…" : label;
+      for(let k = 0, p = 0; k < lines && p < label.length; k++, p += maxc){
+        let part = label.slice(p, p + maxc);
+        if(k === lines - 1 && p + maxc < label.length) part = part.slice(0, Math.max(maxc - 1, 1)) + "…";
+        const ts = document.createElementNS(NS, "tspan");
+        ts.setAttribute("x", x + 3); ts.setAttribute("y", y + 12 + 13*k);
+        ts.textContent = part;
+        tx.appendChild(ts);
+      }
       g.appendChild(tx);
     }
     svg.appendChild(g);
   });
 }
-// Start below levels with a single child (one file, one container).
+// Start where the URL's #zoom=a/b/c says (names below the top, each
+// URI-encoded), else below levels with a single child (one file, one
+// container). A name that is not there is a page error.
 let start = tree, path = [tree];
-while(start.c && start.c.length === 1 && start.c[0].c && start.c[0].c.length){ start = start.c[0]; path.push(start); }
+const zoom = /^#zoom=(.*)$/.exec(location.hash);
+if(zoom){
+  for(const part of zoom[1].split("/")){
+    const name = decodeURIComponent(part), next = (start.c || []).find(c => c.n === name);
+    if(!next) throw new Error("zoom: no box named " + JSON.stringify(name) + " in " + JSON.stringify(start.n));
+    start = next; path.push(start);
+  }
+} else {
+  while(start.c && start.c.length === 1 && start.c[0].c && start.c[0].c.length){ start = start.c[0]; path.push(start); }
+}
 draw(start, path);
 document.body.setAttribute("data-rendered", "ok");
 </script>
