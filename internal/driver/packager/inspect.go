@@ -29,6 +29,12 @@ func printContents(sb *strings.Builder, c *DumpContents, all, entries bool, inde
 			printContents(sb, n, all, true, indent+"  ")
 		}
 	}
+	switch c.Truncated {
+	case "depth":
+		line("not expanded", "nested more than %d levels deep", maxDepth)
+	case "nodes":
+		line("not expanded", "the dump already lists %d entries", maxNodes)
+	}
 	for _, im := range c.Images {
 		head("OFFLOADING IMAGE [%d]:", im.Index)
 		line("kind", "%s", format.ImageKind(im.ImageKindValue).DumpName())

@@ -26,6 +26,10 @@ type DumpContents struct {
 	Bundles []DumpBundle `json:"bundles"` // clang-offload-bundler bundles (binary, text, compressed, object sections)
 	Fatbins []DumpFatbin `json:"fatbins"` // NVIDIA fat binaries
 	HCF     []DumpHCF    `json:"hcf"`     // AdaptiveCpp HCF objects
+	// Truncated says why a nested container was not expanded: "depth"
+	// (nested more than maxDepth levels) or "nodes" (the dump already
+	// holds maxNodes entries). The lists are then empty.
+	Truncated string `json:"truncated,omitempty"`
 }
 
 func (c *DumpContents) empty() bool {
@@ -593,8 +597,17 @@ func (l *lister) contents(data []byte, depth int) *DumpContents {
 // none of the formats the lister knows. Entries are numbered from 0 within
 // it.
 func (l *lister) parse(data []byte, depth int) (*DumpContents, error) {
-	if depth >= maxDepth || l.nodes >= maxNodes || len(data) == 0 {
+	switch {
+	case len(data) == 0:
 		return nil, nil
+	case depth >= maxDepth, l.nodes >= maxNodes:
+		// Said in the output (docs/dump-json.md), never silently dropped.
+		c := &DumpContents{Truncated: "depth"}
+		if depth < maxDepth {
+			c.Truncated = "nodes"
+		}
+		c.fill()
+		return c, nil
 	}
 	c := &DumpContents{}
 	head := l.peek(data, 256)
