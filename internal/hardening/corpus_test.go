@@ -2,10 +2,12 @@ package hardening
 
 import (
 	"bytes"
+	"compress/gzip"
 	"debug/elf"
 	"encoding/binary"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -717,7 +719,34 @@ var corpus = []hostile{
 	{name: "names-dotdot.bin", how: "valid v1 with triple ../../../../tmp/hardening-escape and arch /etc/passwd", valid: true, gen: func() []byte { return pkg("../../../../tmp/hardening-escape", "/etc/passwd", []byte("x")) }},
 	{name: "names-dots-only.bin", how: "valid v1 with triple .. and arch .", valid: true, gen: func() []byte { return pkg("..", ".", []byte("x")) }},
 	{name: "names-newline.bin", how: "valid v1 with triple \"a\\nb\" and arch \"c\\x00d\" (NUL and newline in derived names)", valid: true, gen: func() []byte { return pkg("a\nb", "c\x00d", []byte("x")) }},
+	// --- LLVM bitcode for LLVM's own readers (sycl-linker and linker-wrapper
+	// run them in helper processes: a crash is an error naming the input) ---
+	{name: "bc-sycl-truncated.bc", how: "clang 22 SYCL device bitcode (" + syclBC + ") cut to 2/3 of its size", gen: func() []byte {
+		b := fixture(syclBC)
+		return b[:len(b)*2/3]
+	}},
+	{name: "bc-sycl-bitflip.bc", how: "the same bitcode with bit 3 flipped in every 61st byte from offset 20", gen: func() []byte {
+		b := bytes.Clone(fixture(syclBC))
+		for i := 20; i < len(b); i += 61 {
+			b[i] ^= 0x08
+		}
+		return b
+	}},
+	{name: "bc-md-chain-200000.bc", valid: true, how: "a valid module whose named metadata is a chain of 200 000 nested nodes (internal/sycldev/testdata/md-chain-200000.bc.gz, made as its README says): LLVM 22's reader overflows its stack (llvm-dis: SIGSEGV)", gen: func() []byte {
+		r, err := gzip.NewReader(bytes.NewReader(fixture("internal/sycldev/testdata/md-chain-200000.bc.gz")))
+		if err != nil {
+			panic(err)
+		}
+		b, err := io.ReadAll(r)
+		if err != nil {
+			panic(err)
+		}
+		return b
+	}},
 }
+
+// syclBC is clang 22's device bitcode of two SYCL kernels.
+const syclBC = "internal/sycldev/testdata/kernels-spirv64-clang22.bc"
 
 // corpusFile returns the path of a corpus entry.
 func corpusFile(name string) string { return filepath.Join(hostileDir, name) }

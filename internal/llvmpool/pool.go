@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -372,7 +373,13 @@ type CrashError struct {
 	IOErr    error  // the pipe error, when it exited with status 0
 }
 
-func (e *CrashError) Error() string { return "LLVM crashed: " + e.summary() }
+func (e *CrashError) Error() string {
+	s := e.summary()
+	if strings.HasPrefix(s, "(") {
+		return "LLVM crashed " + s
+	}
+	return "LLVM crashed: " + s
+}
 
 func (e *CrashError) summary() string {
 	var how string
@@ -385,18 +392,15 @@ func (e *CrashError) summary() string {
 		how = fmt.Sprintf("helper process %d exited with status %d", e.Pid, e.ExitCode)
 	}
 	// LLVM's own message ("LLVM ERROR: ...", "terminate called ...") and
-	// the Go runtime's signal line ("SIGSEGV: segmentation violation")
+	// the Go runtime's signal line ("SIGSEGV: segmentation violation");
+	// the rest of the runtime's report is left out
 	var msg, sig string
 	for _, l := range strings.Split(string(e.Stderr), "\n") {
 		l = strings.TrimSpace(l)
 		switch {
-		case l == "":
-		case strings.HasPrefix(l, "SIG") && strings.Contains(l, ": "):
-			if sig == "" {
-				sig = l
-			}
-		case strings.HasPrefix(l, "PC=") || strings.HasPrefix(l, "signal arrived") || strings.HasPrefix(l, "goroutine ") || strings.HasPrefix(l, "fatal error: unexpected signal"):
-		case msg == "":
+		case sig == "" && strings.HasPrefix(l, "SIG") && strings.Contains(l, ": "):
+			_, sig, _ = strings.Cut(l, ": ") // "segmentation violation"
+		case msg == "" && llvmMessage.MatchString(l):
 			msg = l
 		}
 	}
@@ -405,11 +409,16 @@ func (e *CrashError) summary() string {
 		parts = append(parts, msg)
 	}
 	if sig != "" {
-		how += ", " + sig
+		how += ": " + sig
 	}
 	parts = append(parts, "("+how+")")
 	return strings.Join(parts, " ")
 }
+
+// llvmMessage matches what LLVM prints before it ends a process: a fatal
+// error, an uncaught C++ exception, a failed assertion, an allocation
+// failure.
+var llvmMessage = regexp.MustCompile(`^(LLVM ERROR: |terminate called |Assertion .* failed|.*: error: |error: |fatal error: (?:error in backend|out of memory)|.*std::bad_alloc)`)
 
 // do runs one request on a helper of the group for clopts.
 func (p *Pool) do(ctx context.Context, clopts []string, req []byte) ([][]byte, error) {

@@ -166,7 +166,7 @@ func (s *server) link(c *llvm.Context, mode, ident, ll, bc string, inputs [][]by
 			return err
 		}
 		if m, err = c.ParseIR(in, data); err != nil {
-			return fmt.Errorf("%s: %w", in, err)
+			return named(in, err)
 		}
 	case mode == "link":
 		m = c.NewModule("llvm-link")
@@ -174,7 +174,7 @@ func (s *server) link(c *llvm.Context, mode, ident, ll, bc string, inputs [][]by
 			in, err := loadInput(c, string(p))
 			if err != nil {
 				m.Dispose()
-				return fmt.Errorf("%s: %w", p, err)
+				return named(string(p), err)
 			}
 			if err := m.Link(in); err != nil {
 				m.Dispose()
@@ -201,6 +201,16 @@ func (s *server) link(c *llvm.Context, mode, ident, ll, bc string, inputs [][]by
 		return m.PrintToFile(ll)
 	}
 	return nil
+}
+
+// named prefixes err with the input's name, unless LLVM's message (a
+// parse error: "<name>:<line>:<col>: error: ...") already starts with it.
+func named(name string, err error) error {
+	var le *llvm.Error
+	if errors.As(err, &le) && strings.HasPrefix(le.Msg, name+":") {
+		return errors.New(le.Msg)
+	}
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 // loadInput reads one llvm-link input: bitcode or text, or an archive
