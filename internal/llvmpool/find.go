@@ -21,9 +21,10 @@ func LibNames(major int) []string {
 // candidates lists the libraries the first helper tries, in order:
 //
 //  1. Mode, when it names a file;
-//  2. the library directory of the link's LLVM: "llvm-config --libdir"
-//     of the llvm-config the Toolchain chooses, then the lib directory
-//     beside the chosen llc;
+//  2. the library directory of the link's LLVM: the lib directory beside
+//     the llc the Toolchain chooses, then what "llvm-config --libdir" of
+//     that installation says (not asked for a distribution's
+//     /usr/lib/llvm-<major>/bin, whose library the soname finds);
 //  3. the LLVM-<major> directory, /usr/lib/llvm-<major>/lib;
 //  4. the soname, "libLLVM.so.<major>.1", which the dynamic loader finds
 //     where the distribution installs it (Debian's libllvm22:
@@ -50,18 +51,38 @@ func (p *Pool) candidates(ctx context.Context) []string {
 		add(m)
 	}
 	if t := p.cfg.Tools; t != nil {
-		if c, err := t.Find(ctx, "llvm-config"); err == nil {
+		// the installation of the llc the link would run: its lib
+		// directory, else what its llvm-config says (one process, spared
+		// for the distribution's own LLVM-<major> layout, whose library
+		// the soname finds)
+		if c, err := t.Find(ctx, "llc"); err == nil {
+			bin := filepath.Dir(c.Path)
+			inDir(filepath.Join(filepath.Dir(bin), "lib"))
+			if !standardLayout(bin, p.cfg.Major) {
+				if dir := p.libdir(ctx, filepath.Join(bin, "llvm-config")); dir != "" {
+					inDir(dir)
+				}
+			}
+		} else if c, err := t.Find(ctx, "llvm-config"); err == nil {
 			if dir := p.libdir(ctx, c.Path); dir != "" {
 				inDir(dir)
 			}
-		}
-		if c, err := t.Find(ctx, "llc"); err == nil {
-			inDir(filepath.Join(filepath.Dir(filepath.Dir(c.Path)), "lib"))
 		}
 	}
 	inDir(fmt.Sprintf("/usr/lib/llvm-%d/lib", p.cfg.Major))
 	add(LibNames(p.cfg.Major)[0])
 	return out
+}
+
+// standardLayout reports a bin directory of a distribution's versioned
+// LLVM installation of release major (run.DefaultLayouts).
+func standardLayout(bin string, major int) bool {
+	for _, l := range run.DefaultLayouts() {
+		if filepath.Clean(bin) == fmt.Sprintf(l, major) {
+			return true
+		}
+	}
+	return false
 }
 
 // libdir runs "llvm-config --libdir" (Debian's llvm-config also complains

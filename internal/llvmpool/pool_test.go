@@ -117,12 +117,17 @@ func TestCandidates(t *testing.T) {
 	for _, n := range []string{"llvm-config", "llc"} {
 		require.NoError(t, os.WriteFile(filepath.Join(bin, n), []byte("#!/bin/sh\necho "+lib+"\n"), 0o755))
 	}
+	// llvm-config names another directory
+	lib2 := filepath.Join(dir, "lib64")
+	require.NoError(t, os.MkdirAll(lib2, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(lib2, "libLLVM-22.so"), nil, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "llvm-config"), []byte("#!/bin/sh\necho "+lib2+"\n"), 0o755))
 	tc := &run.Toolchain{LLVMDir: bin, LLVMDirWhy: "test"}
 	p := New(Config{Tools: tc, Mode: "/opt/x/libLLVM.so.22.1"})
 	got := p.candidates(context.Background())
-	want := []string{"/opt/x/libLLVM.so.22.1", filepath.Join(lib, "libLLVM.so.22.1"), filepath.Join(lib, "libLLVM.so")}
-	require.GreaterOrEqual(t, len(got), 4)
-	assert.Equal(t, want, got[:3])
+	want := []string{"/opt/x/libLLVM.so.22.1", filepath.Join(lib, "libLLVM.so.22.1"), filepath.Join(lib, "libLLVM.so"), filepath.Join(lib2, "libLLVM-22.so")}
+	require.GreaterOrEqual(t, len(got), 5, "%q", got)
+	assert.Equal(t, want, got[:4])
 	assert.Equal(t, "libLLVM.so.22.1", got[len(got)-1])
 }
 
