@@ -358,6 +358,7 @@ func cases() []benchCase {
 	})
 	// Issue 12: a real third-party fat library (rocsparse.go).
 	cs = append(cs, rocsparseCases()...)
+	cs = append(cs, inprocCases()...)
 	return cs
 }
 

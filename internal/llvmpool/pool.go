@@ -137,8 +137,8 @@ func plural(n int, s string) string {
 	return s
 }
 
-// Close ends every helper: each exits when its input closes, which Close
-// does without waiting for the exits.
+// Close ends every helper (each exits when its input closes) and waits
+// for them, so that none outlives the tool.
 func (p *Pool) Close() error {
 	if p == nil {
 		return nil
@@ -219,10 +219,17 @@ func (g *group) close() {
 	all := g.all
 	g.all = map[*helper]bool{}
 	g.mu.Unlock()
-	// a helper exits when its input closes; its exit (libLLVM's static
-	// destructors) is not waited for
+	// a helper exits when its input closes
 	for h := range all {
 		h.proc.Stdin.Close()
+	}
+	for h := range all {
+		select {
+		case <-h.proc.Done():
+		case <-time.After(5 * time.Second):
+			h.proc.Kill()
+		}
+		h.proc.Wait()
 	}
 }
 
