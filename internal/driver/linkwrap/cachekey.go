@@ -22,9 +22,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/internal/run"
@@ -336,9 +338,29 @@ func (d *driver) gnuSearchDirs(ctx context.Context, ld, emulation string) ([]str
 		argv = append(argv, "-m", emulation)
 	}
 	argv = append(argv, "--verbose")
+	// The list is built into the linker: memoised in the cache directory
+	// by the linker's path and status (a process less per link).
 	var out bytes.Buffer
-	if err := d.runner.Run(ctx, &run.Cmd{Args: argv, Stdout: &out}); err != nil {
-		return nil, err
+	key := fmt.Sprintf("ld --verbose v1\n%q\n", argv)
+	var deps []string
+	if filepath.IsAbs(ld) {
+		if real, err := filepath.EvalSymlinks(ld); err == nil {
+			deps = []string{ld, real}
+		}
+	}
+	if b, ok := d.cache.Memo("ld-search", key); ok && deps != nil {
+		out.Write(b)
+	} else {
+		var since time.Time
+		if d.cache != nil {
+			since = d.cache.Now()
+		}
+		if err := d.runner.Run(ctx, &run.Cmd{Args: argv, Stdout: &out}); err != nil {
+			return nil, err
+		}
+		if deps != nil {
+			d.cache.SetMemo("ld-search", key, deps, since, out.Bytes())
+		}
 	}
 	for _, line := range strings.Split(out.String(), "\n") {
 		for _, stmt := range strings.Split(line, ";") {
@@ -404,9 +426,24 @@ func isClangStep(argv []string) bool {
 
 // stepCommands returns the commands a job step runs: for clang, the ones
 // clang -### prints (the last is the linker); otherwise the step itself.
-func (d *driver) stepCommands(ctx context.Context, argv []string) ([][]string, error) {
+// work is the job's work directory. clang -### costs a process (~40 ms),
+// so its output is memoised in the cache directory (hashHashHashMemo).
+func (d *driver) stepCommands(ctx context.Context, argv []string, work string) ([][]string, error) {
 	if !isClangStep(argv) {
 		return [][]string{argv}, nil
+	}
+	key, subs := d.hashHashHashKey(argv, work)
+	if out, ok := d.cache.Memo("clang-hhh", key); ok {
+		for _, s := range subs {
+			out = bytes.ReplaceAll(out, []byte(s[1]), []byte(s[0]))
+		}
+		if cmds := parseHashHashHash(out); len(cmds) > 0 {
+			return cmds, nil
+		}
+	}
+	var since time.Time
+	if d.cache != nil {
+		since = d.cache.Now()
 	}
 	var out, errOut bytes.Buffer
 	cmd := append(append([]string(nil), argv...), "-###")
@@ -418,11 +455,194 @@ func (d *driver) stepCommands(ctx context.Context, argv []string) ([][]string, e
 		return nil, err
 	}
 	// clang prints the commands on stderr.
-	cmds := parseHashHashHash(append(errOut.Bytes(), out.Bytes()...))
+	all := append(errOut.Bytes(), out.Bytes()...)
+	cmds := parseHashHashHash(all)
 	if len(cmds) == 0 {
 		return nil, uncacheable("%s -### printed no commands: %.200q", filepath.Base(argv[0]), errOut.String())
 	}
+	if deps, ok := d.hashHashHashDeps(argv, cmds, work); ok && work != "" {
+		memo := all
+		for _, s := range subs {
+			memo = bytes.ReplaceAll(memo, []byte(s[0]), []byte(s[1]))
+		}
+		d.cache.SetMemo("clang-hhh", key, deps, since, memo)
+	}
 	return cmds, nil
+}
+
+// What clang -### prints depends on its arguments, the environment, the
+// clang binary and the files and directories it looks at: its
+// installation (resource directory, bin), the GCC installation it picks
+// (/usr/lib/gcc/<triple>/<version>: found by listing directories), the
+// sysroot's library directories and crt objects. The memo's key holds the
+// first two; its deps (re-checked by status before every use) hold the
+// binary, the directories above it, and every absolute path the printed
+// commands name with up to three of its parent directories (so that a
+// new GCC version or triple directory, a new crt object or library
+// directory, shows as a changed directory). Paths in the job's work
+// directory or the temporary directory are left out (they are new each
+// run); the work directory itself is replaced by workMark. Whatever
+// cannot be checked (too many paths, a path that cannot be stat'ed) is
+// not memoised, and clang -### runs again.
+
+// workMark stands for the job's work directory in a memoised -### output.
+const workMark = "\x00offload-kit-work\x00"
+
+// hashHashHashEnv are the environment variables clang's driver reads
+// when it builds commands.
+var hashHashHashEnv = []string{
+	"PATH", "COMPILER_PATH", "LIBRARY_PATH", "GCC_EXEC_PREFIX", "CPATH", "C_INCLUDE_PATH",
+	"CPLUS_INCLUDE_PATH", "OBJC_INCLUDE_PATH", "OBJCPLUS_INCLUDE_PATH", "SDKROOT", "TMPDIR", "TMP", "TEMP",
+	"CCC_OVERRIDE_OPTIONS", "CLANG_NO_DEFAULT_CONFIG", "RC_DEBUG_OPTIONS", "CC_PRINT_OPTIONS",
+	"CC_PRINT_HEADERS", "CC_LOG_DIAGNOSTICS", "SOURCE_DATE_EPOCH", "ZERO_AR_DATE", "MACOSX_DEPLOYMENT_TARGET",
+	"ROCM_PATH", "HIP_PATH", "HIP_DEVICE_LIB_PATH", "HIPCC_COMPILE_FLAGS_APPEND", "HIPCC_LINK_FLAGS_APPEND",
+	"CUDA_PATH", "NVPTX_ARCH", "HOME",
+}
+
+// maxHashHashHashDeps bounds the paths a memo is checked against.
+const maxHashHashHashDeps = 4096
+
+// hashHashHashKey is the memo key of a clang step, and the substitutions
+// (value, mark) that make its -### output independent of the job: each
+// argument in the work directory (the extracted images, named after their
+// input files, and the output) becomes a mark that keeps its position and
+// extension (what clang's choices depend on), then the work directory
+// itself becomes workMark. The longest values come first.
+func (d *driver) hashHashHashKey(argv []string, work string) (string, [][2]string) {
+	var subs [][2]string
+	var b strings.Builder
+	b.WriteString("clang -### v1\n")
+	wd, _ := os.Getwd()
+	fmt.Fprintf(&b, "cwd %q\n", wd)
+	for i, a := range argv {
+		if work != "" && i > 0 && strings.Contains(a, work) {
+			m := fmt.Sprintf("\x00offload-kit-arg%d\x00%s", i, filepath.Ext(a))
+			subs = append(subs, [2]string{a, m})
+			a = m
+		}
+		fmt.Fprintf(&b, "arg %q\n", a)
+	}
+	for _, e := range hashHashHashEnv {
+		fmt.Fprintf(&b, "env %s=%q\n", e, d.getenv(e))
+	}
+	sort.SliceStable(subs, func(i, j int) bool { return len(subs[i][0]) > len(subs[j][0]) })
+	if work != "" {
+		subs = append(subs, [2]string{work, workMark})
+	}
+	return b.String(), subs
+}
+
+// hashHashHashDeps lists the paths a memoised -### output depends on;
+// ok is false when it cannot be memoised.
+func (d *driver) hashHashHashDeps(argv []string, cmds [][]string, work string) (deps []string, ok bool) {
+	tmp := d.getenv("TMPDIR")
+	if tmp == "" {
+		tmp = "/tmp"
+	}
+	tmp = filepath.Clean(tmp)
+	seen := map[string]bool{}
+	// one adds p alone; up adds p and n of its parents. The work
+	// directory (new each run, its files keyed as inputs) and the
+	// temporary directory itself (changed all the time) are left out;
+	// other paths inside TMPDIR are kept.
+	skip := func(p string) bool {
+		return p == tmp || (work != "" && (p == work || strings.HasPrefix(p, work+"/")))
+	}
+	one := func(p string) {
+		p = filepath.Clean(p)
+		if p == "/" || p == "." || seen[p] || skip(p) {
+			return
+		}
+		seen[p] = true
+		deps = append(deps, p)
+	}
+	up := func(p string, n int) {
+		p = filepath.Clean(p)
+		for i := 0; i <= n && p != "/" && p != "." && !skip(p); i++ {
+			one(p)
+			p = filepath.Dir(p)
+		}
+	}
+	prog := argv[0]
+	if !filepath.IsAbs(prog) {
+		return nil, false
+	}
+	up(prog, 3)
+	real, err := filepath.EvalSymlinks(prog)
+	if err != nil {
+		return nil, false
+	}
+	up(real, 3)
+	// Installation-relative places clang looks at.
+	inst := filepath.Dir(filepath.Dir(real))
+	for _, rel := range []string{"lib", "lib/gcc", "lib64", "bin"} {
+		one(filepath.Join(inst, rel))
+	}
+	// Roots clang searches for a GCC installation, crt objects and
+	// libraries: the sysroot (default /) and --gcc-toolchain/
+	// --gcc-install-dir, with the directories under them that it lists.
+	roots := []string{"/"}
+	for _, c := range append([][]string{argv}, cmds...) {
+		for _, a := range c {
+			for _, p := range absPaths(a) {
+				up(p, 3)
+			}
+			for _, pre := range []string{"--sysroot=", "--gcc-toolchain=", "--gcc-install-dir=", "-isysroot"} {
+				if r, ok := strings.CutPrefix(a, pre); ok && filepath.IsAbs(r) {
+					roots = append(roots, r)
+				}
+			}
+		}
+	}
+	for _, r := range roots {
+		one(r)
+		for _, rel := range []string{"lib", "lib32", "lib64", "libx32", "usr", "usr/lib", "usr/lib32", "usr/lib64", "usr/libx32",
+			"usr/local", "usr/local/lib", "usr/lib/gcc", "usr/lib/gcc-cross", "usr/lib64/gcc", "lib/gcc", "lib64/gcc", "usr/bin", "bin"} {
+			one(filepath.Join(r, rel))
+		}
+		// Triple and version directories of GCC installations.
+		for _, rel := range []string{"usr/lib/gcc", "usr/lib/gcc-cross", "usr/lib64/gcc", "lib/gcc", "lib64/gcc", "lib", "usr/lib"} {
+			base := filepath.Join(r, rel)
+			ents, _ := os.ReadDir(base)
+			for _, e := range ents {
+				if !e.IsDir() || len(deps) > maxHashHashHashDeps {
+					continue
+				}
+				t := filepath.Join(base, e.Name())
+				one(t)
+				if strings.Contains(rel, "gcc") {
+					vs, _ := os.ReadDir(t)
+					for _, v := range vs {
+						one(filepath.Join(t, v.Name()))
+					}
+				}
+			}
+		}
+	}
+	// Program and library search directories from the environment and
+	// -B: a new ld or crt object in one of them changes what clang picks.
+	for _, e := range []string{"PATH", "COMPILER_PATH", "LIBRARY_PATH"} {
+		for _, p := range filepath.SplitList(d.getenv(e)) {
+			if filepath.IsAbs(p) {
+				one(p)
+			}
+		}
+	}
+	return deps, len(deps) <= maxHashHashHashDeps
+}
+
+// absPaths returns the absolute paths an argument names: itself, or what
+// follows an option prefix (-L/usr/lib, --sysroot=/, -resource-dir=...).
+func absPaths(a string) []string {
+	switch {
+	case strings.HasPrefix(a, "/"):
+		return []string{a}
+	case len(a) > 2 && a[0] == '-' && strings.Contains(a, "/"):
+		if i := strings.IndexByte(a, '/'); i > 0 && (a[i-1] == '=' || (i == 2 && a[0] == '-')) {
+			return []string{a[i:]}
+		}
+	}
+	return nil
 }
 
 // keyReadRecords returns one ("read:<path>", "sha256:<hex>") record per
@@ -433,7 +653,7 @@ func (d *driver) keyReadRecords(ctx context.Context, j *linkJob) ([][2]string, e
 	skip, _ := filepath.Abs(filepath.Dir(j.img))
 	var out [][2]string
 	for _, step := range j.steps {
-		cmds, err := d.stepCommands(ctx, step)
+		cmds, err := d.stepCommands(ctx, step, skip)
 		if err != nil {
 			return nil, err
 		}
