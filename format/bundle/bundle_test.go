@@ -172,15 +172,6 @@ func TestCompatible(t *testing.T) {
 	}
 }
 
-func TestConflictingTargetIDs(t *testing.T) {
-	a, b, ok := ConflictingTargetIDs([]string{"gfx90a:xnack+", "gfx90a"})
-	assert.True(t, ok)
-	assert.Equal(t, "gfx90a", a)
-	assert.Equal(t, "gfx90a:xnack+", b)
-	_, _, ok = ConflictingTargetIDs([]string{"gfx90a:xnack+", "gfx90a:xnack-", "gfx908"})
-	assert.False(t, ok)
-}
-
 func TestCCOBRoundTrip(t *testing.T) {
 	src := bytes.Repeat([]byte("s_load_dword s[4:5] CCOB v_mad_f32\n"), 5000)
 	for _, o := range []CompressOptions{

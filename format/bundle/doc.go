@@ -13,8 +13,8 @@
 //   - several bundles back to back in one section: Scan, which finds each
 //     bundle's end from its own header and never searches for magic;
 //   - bundle entry IDs: ParseTarget, NormalizeID, Compatible (the
-//     reference's isCodeObjectCompatible), ConflictingTargetIDs,
-//     IsOffloadArch;
+//     reference's isCodeObjectCompatible), over format/triple's model of
+//     llvm::Triple and target IDs;
 //   - LLVMOrder/OrderedSet, which reproduce llvm::StringMap iteration
 //     order, because the reference lists and matches entries in that order.
 //

@@ -74,6 +74,8 @@ func level(pkg string) int {
 		return 0
 	case pkg == "format", pkg == "internal/zstdpipe": // zstdpipe: a codec under format/bundle
 		return 1
+	case pkg == "format/triple": // llvm::Triple and target IDs: below format/bundle and internal/sycldev, which both use it
+		return 1
 	case pkg == "internal/llvm": // the libLLVM binding: stdlib and purego only
 		return 1
 	case strings.HasPrefix(pkg, "format/"), pkg == "hcf", pkg == "elfembed":

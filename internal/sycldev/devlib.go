@@ -8,23 +8,26 @@ import (
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/bitcode"
+	"github.com/offload-kit/offload-kit/format/triple"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
 )
 
 // deviceLibsFor returns the device libraries (resolved paths, in order)
 // that clang-sycl-linker 22.1.8 links for --triple: those whose module
-// triple equals it as llvm::Triple compares triples (see llvmTriple). The
+// triple equals it as llvm::Triple's operator== compares triples
+// (triple.Triple.Equal: the parsed components read by position, nothing
+// normalised, so "x86_64-linux-gnu" is not "x86_64-unknown-linux-gnu"). The
 // others are skipped without a message. A library that cannot be read as
 // LLVM IR is an error, whether or not its triple would have matched.
 func (d *driver) deviceLibsFor(libs []string) ([]string, error) {
-	want := parseLLVMTriple(d.o.Triple)
+	want := triple.Parse(d.o.Triple)
 	var out []string
 	for _, p := range libs {
 		t, err := deviceLibTriple(p)
 		if err != nil {
 			return nil, err
 		}
-		if parseLLVMTriple(t) == want {
+		if triple.Parse(t).Equal(want) {
 			out = append(out, p)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/ar"
 	"github.com/offload-kit/offload-kit/format/bundle"
+	"github.com/offload-kit/offload-kit/format/triple"
 	"github.com/offload-kit/offload-kit/internal/atomicfile"
 	"github.com/offload-kit/offload-kit/internal/run"
 )
@@ -200,7 +201,7 @@ func (c *config) checkTargets() error {
 		}
 		seen[t] = true
 		ti, _ := bundle.ParseTarget(t)
-		kindOK, tripleOK := ti.KindValid(), ti.Triple.Valid()
+		kindOK, tripleOK := ti.KindValid(), ti.Triple.Arch != ""
 		c.targets = append(c.targets, ti.String())
 		if !kindOK || !tripleOK {
 			msg := "invalid target '" + t + "'"
@@ -227,7 +228,7 @@ func (c *config) checkTargets() error {
 	}
 	sort.Strings(order)
 	for _, key := range order {
-		if a, b, ok := bundle.ConflictingTargetIDs(groups[key]); ok {
+		if a, b, ok := triple.ConflictingTargetIDs(groups[key]); ok {
 			return fmt.Errorf("Cannot bundle inputs with conflicting targets: '%s-%s' and '%s-%s'", key, a, key, b)
 		}
 	}
@@ -854,7 +855,7 @@ func (c *config) checkArchive(env *Env, arc *ar.Archive) error {
 		for _, e := range es {
 			ids = append(ids, e.id)
 		}
-		if a, b, ok := bundle.ConflictingTargetIDs(ids); ok {
+		if a, b, ok := triple.ConflictingTargetIDs(ids); ok {
 			return fmt.Errorf("conflicting TargetIDs [%s, %s] found in %s of %s", a, b, m.Name, c.Inputs[0])
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/offload-kit/offload-kit/format/ar"
 	"github.com/offload-kit/offload-kit/format/bundle"
 	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/format/triple"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
 )
 
@@ -154,13 +155,13 @@ func normKind(k string) string {
 }
 
 // parseTriple reads a 3- or 4-part triple as llvm::Triple does.
-func parseTriple(t string) (bundle.Triple, bool) {
+func parseTriple(t string) (triple.Triple, bool) {
 	id := "host-" + t
 	if n := strings.Count(t, "-"); n < 3 {
 		id += strings.Repeat("-", 3-n)
 	}
 	tg, ok := bundle.ParseTarget(id)
-	return tg.Triple, ok && tg.Triple.Valid()
+	return tg.Triple, ok && tg.Triple.Arch != ""
 }
 
 func tripleMatches(want, have string) bool {
@@ -169,7 +170,7 @@ func tripleMatches(want, have string) bool {
 	}
 	w, ok1 := parseTriple(want)
 	h, ok2 := parseTriple(have)
-	return ok1 && ok2 && h.CompatibleWith(w)
+	return ok1 && ok2 && h.IsCompatibleWith(w)
 }
 
 func archMatches(want, have string) bool {

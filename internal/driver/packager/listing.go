@@ -12,6 +12,7 @@ import (
 	"github.com/offload-kit/offload-kit/format/bundle"
 	"github.com/offload-kit/offload-kit/format/fatbin"
 	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/format/triple"
 	"github.com/offload-kit/offload-kit/hcf"
 	"github.com/offload-kit/offload-kit/internal/binio"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
@@ -267,7 +268,7 @@ func textBundleComment(data []byte) (string, bool) {
 // accepted too: ROCm 5's four-part host IDs (host-x86_64-unknown-linux),
 // and five-part IDs whose last part is a processor
 // (hip-amdgcn-amd-amdhsa-gfx906, ROCm 3).
-func EntryTarget(id string) (kind, triple, arch string) {
+func EntryTarget(id string) (kind, tr, arch string) {
 	parts := strings.SplitN(id, "-", 6)
 	kind = parts[0]
 	if kind == "hipv4" {
@@ -275,17 +276,17 @@ func EntryTarget(id string) (kind, triple, arch string) {
 	}
 	switch {
 	case len(parts) == 6:
-		triple, arch = strings.Join(parts[1:5], "-"), parts[5]
+		tr, arch = strings.Join(parts[1:5], "-"), parts[5]
 	case len(parts) == 5:
-		if proc, _, _ := strings.Cut(parts[4], ":"); bundle.IsOffloadArch(proc) {
-			triple, arch = strings.Join(parts[1:4], "-"), parts[4]
+		if proc, _, _ := strings.Cut(parts[4], ":"); triple.IsOffloadArch(proc) {
+			tr, arch = strings.Join(parts[1:4], "-"), parts[4]
 		} else {
-			triple = strings.Join(parts[1:5], "-")
+			tr = strings.Join(parts[1:5], "-")
 		}
 	case len(parts) > 1:
-		triple = strings.Join(parts[1:], "-")
+		tr = strings.Join(parts[1:], "-")
 	}
-	return kind, strings.TrimRight(triple, "-"), arch
+	return kind, strings.TrimRight(tr, "-"), arch
 }
 
 // bundleEntries describes the entries of a parsed bundle. base is the
