@@ -87,5 +87,23 @@ func rocsparseCases() []benchCase {
 			expect: "gfx90a:xnack-",
 			method: "`extract --arch=gfx90a:xnack-` of " + what + ": the 111 matching code objects (170 MiB), copied file to file (copy_file_range). llvm-objdump cannot choose: it writes all 888.",
 		},
+		{
+			name: "kernels report of librocsparse (every kernel of 888 code objects)", issue: 16,
+			refDesc: "llvm-objdump --offloading, then llvm-readelf --symbols --notes on each GPU one",
+			setup:   rocsparse,
+			ours: func(c *config) side {
+				return side{argv: []string{c.ours("offload-packager"), "kernels", "librocsparse.so.0.1"}, dir: dir(c)}
+			},
+			// What a user does without kernels: extract every code object,
+			// then read each one's symbols and metadata note.
+			ref: func(c *config) side {
+				script := `"$1" --offloading librocsparse.so.0.1 >/dev/null && for f in librocsparse.so.0.1.*-amdgcn-*; do "$2" --symbols --notes "$f" || exit 1; done`
+				return side{argv: []string{"sh", "-c", script, "sh", c.tool("llvm-objdump"), c.tool("llvm-readelf")}, dir: dir(c)}
+			},
+			oursKey: key("rocsparse/kernels"), refKey: key("rocsparse/objdump+readelf"),
+			target: fixed(target{maxWall: 3 * time.Second, maxRSS: 256 * mib, text: "≤ 3 s, ≤ 256 MiB"}),
+			expect: "gfx90a:xnack-",
+			method: "`kernels` of " + what + ": per image its target and sizes, per kernel and function (88,000 rows) its size, registers, LDS, scratch and spills from the symbol tables, .kd descriptors and metadata notes, names demangled, totals per arch and file; only those pages are read. The reference extracts all 888 code objects (1.2 GB written) and runs llvm-readelf --symbols --notes on each (the raw facts, not demangled or summed).",
+		},
 	}
 }

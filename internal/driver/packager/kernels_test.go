@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/format/bundle"
 	"github.com/offload-kit/offload-kit/format/codeobj"
 	"github.com/offload-kit/offload-kit/format/offload"
 )
@@ -729,4 +730,36 @@ func TestKernelsFamilies(t *testing.T) {
 	} {
 		assert.Equal(t, want, demangled(name), name)
 	}
+}
+
+// FuzzCCOBEntries: any bytes as a compressed bundle whose entries 0 and 1
+// are wanted: no panic, every wanted image is either parsed or carries
+// an error, and nothing is parsed twice.
+func FuzzCCOBEntries(f *testing.F) {
+	co, err := os.ReadFile("../../../format/codeobj/testdata/kern-gfx90a-clang22.co")
+	require.NoError(f, err)
+	plain, err := bundle.AppendBinary(nil, []string{"host-x86_64-unknown-linux-gnu-", "hip-amdgcn-amd-amdhsa--gfx90a"}, [][]byte{nil, co}, 4096)
+	require.NoError(f, err)
+	for _, zlib := range []bool{false, true} {
+		blob, _, err := bundle.Compress(nil, plain, bundle.CompressOptions{Zlib: zlib})
+		require.NoError(f, err)
+		f.Add(blob)
+	}
+	f.Add([]byte("CCOB"))
+	f.Fuzz(func(t *testing.T, blob []byte) {
+		if h, err := bundle.ParseHeader(blob); err == nil && h.UncompressedSize > 1<<20 {
+			return // real, but slow to fuzz: the limits are tested apart
+		}
+		imgs := []*KernelImage{{}, {}}
+		cj := &ccobJob{blob: blob, want: map[int]*KernelImage{0: imgs[0], 1: imgs[1]}}
+		parsed := map[*KernelImage]int{}
+		cj.run(false, func(img *KernelImage, data []byte) {
+			parsed[img]++
+			parseImage(img, data, true, &nameCache{m: map[string][2]string{}})
+		})
+		for i, img := range imgs {
+			assert.LessOrEqual(t, parsed[img], 1)
+			assert.True(t, parsed[img] == 1 || img.Error != "", "entry %d: parsed or an error", i)
+		}
+	})
 }
