@@ -111,22 +111,29 @@ func (t Triple) Equal(o Triple) bool {
 
 // IsCompatibleWith is Triple::isCompatibleWith in 22.1.8: ARM and Thumb of
 // one endianness are compatible when the rest matches; an Apple vendor
-// ignores the environment (its version) and the object format; otherwise
-// the triples must be Equal.
+// ignores the environment (its version) and the object format; when t is
+// a Windows GNU (MinGW) triple the vendors may differ ("w64" and "pc");
+// otherwise the triples must be Equal.
 func (t Triple) IsCompatibleWith(o Triple) bool {
+	sameVendor := t.Vendor == o.Vendor || t.IsWindowsGNU()
 	if (t.Arch == "thumb" && o.Arch == "arm") || (t.Arch == "arm" && o.Arch == "thumb") ||
 		(t.Arch == "thumbeb" && o.Arch == "armeb") || (t.Arch == "armeb" && o.Arch == "thumbeb") {
 		if t.Vendor == "apple" {
 			return t.SubArch == o.SubArch && t.Vendor == o.Vendor && t.OS == o.OS
 		}
-		return t.SubArch == o.SubArch && t.Vendor == o.Vendor && t.OS == o.OS &&
+		return t.SubArch == o.SubArch && sameVendor && t.OS == o.OS &&
 			t.Environment == o.Environment && t.ObjectFormat == o.ObjectFormat
 	}
 	if t.Vendor == "apple" {
-		return t.Arch == o.Arch && t.SubArch == o.SubArch && t.Vendor == o.Vendor && t.OS == o.OS
+		return t.Arch == o.Arch && t.SubArch == o.SubArch && sameVendor && t.OS == o.OS
 	}
-	return t.Equal(o)
+	return t.Arch == o.Arch && t.SubArch == o.SubArch && sameVendor && t.OS == o.OS &&
+		t.Environment == o.Environment && t.ObjectFormat == o.ObjectFormat
 }
+
+// IsWindowsGNU is Triple::isWindowsGNUEnvironment: OS windows,
+// environment gnu.
+func (t Triple) IsWindowsGNU() bool { return t.OS == "windows" && t.Environment == "gnu" }
 
 // IsAMDGPU reports whether the architecture is amdgcn or r600.
 func (t Triple) IsAMDGPU() bool { return t.Arch == "amdgcn" || t.Arch == "r600" }
