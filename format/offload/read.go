@@ -148,7 +148,9 @@ func ParseAll(buf []byte, opt ReadOptions) ([]*Binary, error) {
 		}
 		all = append(all, bins...)
 		next := off + uint64(n)
-		if opt.Align8 {
+		// v2/v3 binaries come only from newer LLVM main, which steps to the
+		// next binary at an 8-byte boundary; LLVM 22 (v1) does not.
+		if opt.Align8 || (len(rest) >= 8 && le.Uint32(rest[4:]) >= 2) {
 			next = binio.Align(next, 8)
 		}
 		off = next
