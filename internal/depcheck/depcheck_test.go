@@ -78,13 +78,15 @@ func level(pkg string) int {
 		return 1
 	case pkg == "internal/llvm": // the libLLVM binding: stdlib and purego only
 		return 1
-	case strings.HasPrefix(pkg, "format/"), pkg == "hcf", pkg == "elfembed":
+	case strings.HasPrefix(pkg, "format/"), pkg == "elfembed":
 		return 2
 	case pkg == "internal/run", pkg == "internal/workdir", pkg == "internal/phase", pkg == "internal/objw", pkg == "internal/cache":
 		return 2
 	case pkg == "split", pkg == "internal/wrap", pkg == "internal/scan":
 		return 3
 	case pkg == "internal/llvmpool": // helper processes serving internal/llvm
+		return 3
+	case pkg == "internal/driverenv": // the one driver environment (streams, environment, clock, CPUs, tool lookup)
 		return 3
 	case pkg == "internal/sycldev":
 		return 4 // "3½": the SYCL device-link pipeline over split, shared by two drivers

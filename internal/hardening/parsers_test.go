@@ -21,8 +21,8 @@ import (
 	"github.com/offload-kit/offload-kit/format/bitcode"
 	"github.com/offload-kit/offload-kit/format/bundle"
 	"github.com/offload-kit/offload-kit/format/fatbin"
+	"github.com/offload-kit/offload-kit/format/hcf"
 	"github.com/offload-kit/offload-kit/format/offload"
-	"github.com/offload-kit/offload-kit/hcf"
 	"github.com/offload-kit/offload-kit/internal/scan"
 	"github.com/stretchr/testify/require"
 )

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/offload-kit/offload-kit/hcf"
+	"github.com/offload-kit/offload-kit/format/hcf"
 	"github.com/offload-kit/offload-kit/internal/atomicfile"
 )
 
@@ -36,7 +36,7 @@ func extractHCF(env *Env, in *input, input, stem string) (ok bool, err error) {
 			}
 			fmtName, _ := img.Get("format")
 			name := safeName(fmt.Sprintf("%s.%s.%s", stem, img.Name, hcfExt(fmtName)))
-			if err := atomicfile.WriteFile(env.path(name), env.Stdout, func(w io.Writer) error {
+			if err := atomicfile.WriteFile(env.Path(name), env.Stdout, func(w io.Writer) error {
 				_, err := w.Write(data)
 				return err
 			}); err != nil {

@@ -2,6 +2,7 @@ package packager
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,14 +10,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/offload-kit/offload-kit/hcf"
+	"github.com/offload-kit/offload-kit/format/hcf"
 )
 
 // TestExtractHCF: extract of a whole-file HCF writes each image's binary
 // attachment (the bytes hcf.File.Attachment returns) and names it; an HCF
 // without attachments is an error naming the file, never a silent success.
 func TestExtractHCF(t *testing.T) {
-	src, err := filepath.Abs("../../../hcf/testdata/multipass.hcf")
+	src, err := filepath.Abs("../../../format/hcf/testdata/multipass.hcf")
 	require.NoError(t, err)
 	data, err := os.ReadFile(src)
 	require.NoError(t, err)
@@ -24,7 +25,7 @@ func TestExtractHCF(t *testing.T) {
 	require.NoError(t, err)
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
-	require.NoError(t, Extract(&Env{Dir: dir, Stdout: &out, Stderr: &errb, Tool: "offload-packager"}, ExtractOptions{Input: src}))
+	require.NoError(t, Extract(context.Background(), &Env{Dir: dir, Stdout: &out, Stderr: &errb, Tool: "offload-packager"}, ExtractOptions{Input: src}))
 	n := 0
 	for _, img := range f.Root.Child("images").Children {
 		if !hcf.HasAttachment(img) {
@@ -42,10 +43,10 @@ func TestExtractHCF(t *testing.T) {
 	}
 	require.True(t, n >= 2, "fixture has %d attachments", n)
 
-	empty, err := filepath.Abs("../../../hcf/testdata/minimal.hcf")
+	empty, err := filepath.Abs("../../../format/hcf/testdata/minimal.hcf")
 	require.NoError(t, err)
 	dir = t.TempDir()
-	err = Extract(&Env{Dir: dir, Stdout: &out, Stderr: &errb, Tool: "offload-packager"}, ExtractOptions{Input: empty})
+	err = Extract(context.Background(), &Env{Dir: dir, Stdout: &out, Stderr: &errb, Tool: "offload-packager"}, ExtractOptions{Input: empty})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), empty)
 	assert.ErrorIs(t, err, errHCFEmpty)

@@ -11,9 +11,9 @@ import (
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/bundle"
 	"github.com/offload-kit/offload-kit/format/fatbin"
+	"github.com/offload-kit/offload-kit/format/hcf"
 	"github.com/offload-kit/offload-kit/format/offload"
 	"github.com/offload-kit/offload-kit/format/triple"
-	"github.com/offload-kit/offload-kit/hcf"
 	"github.com/offload-kit/offload-kit/internal/binio"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
 )
@@ -158,7 +158,7 @@ type lister struct {
 func newLister(env *Env, in *input, deep bool) *lister {
 	l := &lister{in: in, deep: deep}
 	if in.m.Mapped() {
-		if f, err := os.Open(env.path(uriPath(in.name))); err == nil {
+		if f, err := os.Open(env.Path(uriPath(in.name))); err == nil {
 			if st, err := f.Stat(); err == nil && st.Size() == int64(len(in.m.Data)) {
 				l.pf = f
 			} else {

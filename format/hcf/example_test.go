@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/offload-kit/offload-kit/hcf"
+	"github.com/offload-kit/offload-kit/format/hcf"
 )
 
 func ExampleParse() {
