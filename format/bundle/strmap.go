@@ -1,5 +1,7 @@
 package bundle
 
+import "github.com/offload-kit/offload-kit/internal/xxhash"
+
 // llvmOrder reproduces the iteration order of an llvm::StringMap holding
 // the given keys, inserted in order (duplicates keep their first slot) with
 // the keys in erased removed afterwards. The reference bundler keeps
@@ -29,7 +31,7 @@ func (m *llvmMap) lookup(key string) (int, bool) {
 	if len(m.keys) == 0 {
 		m.init(16)
 	}
-	h := uint32(xxh3([]byte(key)))
+	h := uint32(xxhash.XXH3([]byte(key)))
 	mask := len(m.keys) - 1
 	b := int(h) & mask
 	probe := 1
@@ -105,7 +107,7 @@ func (m *llvmMap) erase(key string) {
 	if len(m.keys) == 0 {
 		return
 	}
-	h := uint32(xxh3([]byte(key)))
+	h := uint32(xxhash.XXH3([]byte(key)))
 	mask := len(m.keys) - 1
 	b := int(h) & mask
 	for probe := 1; m.used[b] || m.tomb[b]; probe++ {

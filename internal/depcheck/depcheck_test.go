@@ -72,7 +72,7 @@ func level(pkg string) int {
 	switch {
 	case pkg == "internal/binio", pkg == "internal/mmapfile", pkg == "internal/xxhash", pkg == "internal/version", pkg == "internal/atomicfile", pkg == "internal/progress":
 		return 0
-	case pkg == "format", pkg == "internal/zstdpipe": // zstdpipe: a codec under format/bundle
+	case pkg == "format", pkg == "internal/zstdpipe": // zstdpipe: zstd for format/bundle and the packager's kernels report, so not under format/bundle
 		return 1
 	case pkg == "format/triple": // llvm::Triple and target IDs: below format/bundle and internal/sycldev, which both use it
 		return 1

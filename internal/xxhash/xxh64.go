@@ -1,6 +1,8 @@
-// Package xxhash is XXH64 (seed 0), streaming, and the pieces of it that
-// XXH3 reuses: the content checksum of a zstd frame is the low 32 bits of
-// XXH64; clang-offload-bundler's hashes of bundle entries use XXH3.
+// Package xxhash is the xxHash family: XXH64 (seed 0), streaming, and
+// XXH3-64 over its pieces. The content checksum of a zstd frame is the low
+// 32 bits of XXH64 (internal/zstdpipe); the packager's kernels report hashes
+// function bodies with XXH64; LLVM's StringMap, whose order format/bundle
+// reproduces, hashes with XXH3.
 package xxhash
 
 import (

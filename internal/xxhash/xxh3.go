@@ -1,15 +1,13 @@
-package bundle
+package xxhash
 
 import (
 	"encoding/binary"
 	"math/bits"
-
-	"github.com/offload-kit/offload-kit/internal/xxhash"
 )
 
-// xxh3 is XXH3-64 with seed 0 and the default secret, the hash LLVM's
-// StringMap uses (llvm::xxh3_64bits). It exists only so that the order in
-// which this package visits bundle entries and targets matches the
+// XXH3 is XXH3-64 with seed 0 and the default secret, the hash LLVM's
+// StringMap uses (llvm::xxh3_64bits). format/bundle uses it so that the
+// order in which it visits bundle entries and targets matches the
 // reference tool, whose containers iterate in hash-bucket order.
 
 var xxhSecret = [192]byte{
@@ -31,11 +29,11 @@ const (
 	xp32a = 0x9E3779B1
 	xp32b = 0x85EBCA77
 	xp32c = 0xC2B2AE3D
-	xp64a = xxhash.P1
-	xp64b = xxhash.P2
-	xp64c = xxhash.P3
-	xp64d = xxhash.P4
-	xp64e = xxhash.P5
+	xp64a = P1
+	xp64b = P2
+	xp64c = P3
+	xp64d = P4
+	xp64e = P5
 	xmx1  = 0x165667919E3779F9
 	xmx2  = 0x9FB21C651E98DF25
 )
@@ -59,16 +57,17 @@ func mix16(in, sec []byte) uint64 {
 	return fold64(le64(in)^le64(sec), le64(in[8:])^le64(sec[8:]))
 }
 
-func xxh3(in []byte) uint64 {
+// XXH3 returns the XXH3-64 hash of in (seed 0, default secret).
+func XXH3(in []byte) uint64 {
 	s := xxhSecret[:]
 	n := len(in)
 	switch {
 	case n == 0:
-		return xxhash.Avalanche(le64(s[56:]) ^ le64(s[64:]))
+		return Avalanche(le64(s[56:]) ^ le64(s[64:]))
 	case n <= 3:
 		c := uint32(in[0])<<16 | uint32(in[n>>1])<<24 | uint32(in[n-1]) | uint32(n)<<8
 		flip := uint64(le32(s) ^ le32(s[4:]))
-		return xxhash.Avalanche(uint64(c) ^ flip)
+		return Avalanche(uint64(c) ^ flip)
 	case n <= 8:
 		a := uint64(le32(in[n-4:])) | uint64(le32(in))<<32
 		acc := (le64(s[8:]) ^ le64(s[16:])) ^ a
