@@ -13,5 +13,7 @@ func main() {
 	if llvmpool.IsHelper(os.Args) { // one of this tool's in-process LLVM helpers
 		os.Exit(llvmpool.Serve(os.Args, os.Stdin, os.Stdout))
 	}
+	// the helper's start and libLLVM load overlap this process's own
+	llvmpool.Prespawn(os.Getenv("OFFLOAD_KIT_LLVM"))
 	os.Exit(runMain(os.Args[1:], os.Getenv("PATH"), os.Stdout, os.Stderr))
 }

@@ -32,23 +32,9 @@ func LibNames(major int) []string {
 //
 // Each must be of release Major (the helper checks LLVMGetVersion).
 func (p *Pool) candidates(ctx context.Context) []string {
-	var out []string
-	seen := map[string]bool{}
-	add := func(path string) {
-		if !seen[path] {
-			seen[path] = true
-			out = append(out, path)
-		}
-	}
-	inDir := func(dir string) {
-		for _, n := range LibNames(p.cfg.Major) {
-			if st, err := os.Stat(filepath.Join(dir, n)); err == nil && st.Mode().IsRegular() {
-				add(filepath.Join(dir, n))
-			}
-		}
-	}
+	var l libList
 	if m := p.cfg.Mode; m != "" && m != "auto" && m != "process" {
-		add(m)
+		l.add(m)
 	}
 	if t := p.cfg.Tools; t != nil {
 		// the installation of the llc the link would run: its lib
@@ -57,21 +43,63 @@ func (p *Pool) candidates(ctx context.Context) []string {
 		// the soname finds)
 		if c, err := t.Find(ctx, "llc"); err == nil {
 			bin := filepath.Dir(c.Path)
-			inDir(filepath.Join(filepath.Dir(bin), "lib"))
+			l.inDir(filepath.Join(filepath.Dir(bin), "lib"), p.cfg.Major)
 			if !standardLayout(bin, p.cfg.Major) {
 				if dir := p.libdir(ctx, filepath.Join(bin, "llvm-config")); dir != "" {
-					inDir(dir)
+					l.inDir(dir, p.cfg.Major)
 				}
 			}
 		} else if c, err := t.Find(ctx, "llvm-config"); err == nil {
 			if dir := p.libdir(ctx, c.Path); dir != "" {
-				inDir(dir)
+				l.inDir(dir, p.cfg.Major)
 			}
 		}
 	}
-	inDir(fmt.Sprintf("/usr/lib/llvm-%d/lib", p.cfg.Major))
-	add(LibNames(p.cfg.Major)[0])
-	return out
+	l.fallback(p.cfg.Major)
+	return l.out
+}
+
+// guessCandidates is candidates without a Toolchain (Prespawn's list,
+// made before the tool has read its options): Mode, the LLVM-<major>
+// directory, the soname.
+func guessCandidates(mode string, major int) []string {
+	var l libList
+	if mode != "" && mode != "auto" && mode != "process" {
+		l.add(mode)
+	}
+	l.fallback(major)
+	return l.out
+}
+
+// libList is a list of candidate libraries without repeats.
+type libList struct {
+	out  []string
+	seen map[string]bool
+}
+
+func (l *libList) add(path string) {
+	if l.seen == nil {
+		l.seen = map[string]bool{}
+	}
+	if !l.seen[path] {
+		l.seen[path] = true
+		l.out = append(l.out, path)
+	}
+}
+
+// inDir adds the libLLVM files of release major that dir holds.
+func (l *libList) inDir(dir string, major int) {
+	for _, n := range LibNames(major) {
+		if st, err := os.Stat(filepath.Join(dir, n)); err == nil && st.Mode().IsRegular() {
+			l.add(filepath.Join(dir, n))
+		}
+	}
+}
+
+// fallback adds the last resorts: the LLVM-<major> directory, the soname.
+func (l *libList) fallback(major int) {
+	l.inDir(fmt.Sprintf("/usr/lib/llvm-%d/lib", major), major)
+	l.add(LibNames(major)[0])
 }
 
 // standardLayout reports a bin directory of a distribution's versioned

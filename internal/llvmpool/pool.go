@@ -87,6 +87,22 @@ func (p *Pool) Start(ctx context.Context) error {
 		}
 		p.libs = p.candidates(ctx)
 		g := p.group(nil)
+		exe := p.cfg.Exe
+		if exe == "" {
+			exe, _ = os.Executable()
+		}
+		if h := takeEarly(exe, p.cfg.Major, p.libs); h != nil {
+			// the helper Prespawn started at the beginning of main
+			g.tokens <- struct{}{}
+			if err := g.adopt(h); err != nil {
+				<-g.tokens
+				p.err = err
+				return
+			}
+			p.lib, p.version = h.lib, h.version
+			g.release(h)
+			return
+		}
 		h, err := g.acquire(ctx)
 		if err != nil {
 			p.err = err
@@ -143,6 +159,7 @@ func (p *Pool) Close() error {
 	if p == nil {
 		return nil
 	}
+	discardEarly() // when no Start took it
 	p.mu.Lock()
 	p.closed = true
 	groups := p.groups
@@ -256,9 +273,44 @@ func (g *group) start() (*helper, error) {
 	if p.lib != "" {
 		libs = []string{p.lib}
 	}
-	proc, err := run.Start(&run.Cmd{Args: helperArgs(exe, p.cfg.Major, libs, g.clopts)})
+	h, err := spawn(exe, p.cfg.Major, libs, g.clopts, nil)
 	if err != nil {
 		return nil, err
+	}
+	if err := g.adopt(h); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// adopt counts h among the group's helpers (Close ends it); it fails, and
+// kills h, when the pool is closed.
+func (g *group) adopt(h *helper) error {
+	p := g.p
+	g.mu.Lock()
+	closed := p.closed
+	if !closed {
+		g.all[h] = true
+	}
+	g.mu.Unlock()
+	if closed {
+		h.proc.Kill()
+		h.proc.Wait()
+		return errors.New("llvmpool: closed")
+	}
+	return nil
+}
+
+// spawn starts a helper process of exe that loads the first of libs
+// (release major) and sets clopts, and reads its greeting. started, when
+// set, sees the process as soon as it runs.
+func spawn(exe string, major int, libs, clopts []string, started func(*run.Proc)) (*helper, error) {
+	proc, err := run.Start(&run.Cmd{Args: helperArgs(exe, major, libs, clopts)})
+	if err != nil {
+		return nil, err
+	}
+	if started != nil {
+		started(proc)
 	}
 	h := &helper{proc: proc, r: bufio.NewReaderSize(proc.Stdout, 1<<16)}
 	hello, err := h.response()
@@ -267,23 +319,15 @@ func (g *group) start() (*helper, error) {
 			return nil, fmt.Errorf("helper process %s did not start: %s", exe, ce.summary())
 		}
 		proc.Kill()
+		proc.Wait()
 		return nil, err
 	}
 	if len(hello) != 2 {
 		proc.Kill()
+		proc.Wait()
 		return nil, errors.New("helper process: bad greeting")
 	}
 	h.version, h.lib = string(hello[0]), string(hello[1])
-	g.mu.Lock()
-	closed := p.closed
-	if !closed {
-		g.all[h] = true
-	}
-	g.mu.Unlock()
-	if closed {
-		proc.Kill()
-		return nil, errors.New("llvmpool: closed")
-	}
 	return h, nil
 }
 
