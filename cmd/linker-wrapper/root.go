@@ -16,6 +16,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/internal/cli"
 	"github.com/offload-kit/offload-kit/internal/driver/linkwrap"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"github.com/offload-kit/offload-kit/internal/run"
 )
 
@@ -125,7 +126,7 @@ func applyEnv(opts *linkwrap.Options, getenv func(string) string) error {
 	if opts.CacheSecretFile == "" {
 		opts.CacheSecretFile = getenv("OFFLOAD_KIT_CACHE_SECRET_FILE")
 	}
-	if v := getenv("OFFLOAD_KIT_VERBOSE"); v != "" && v != "0" {
+	if driverenv.VerboseValue(getenv(driverenv.Verbose)) {
 		opts.Summary = true
 	}
 	return nil

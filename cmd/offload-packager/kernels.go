@@ -48,7 +48,7 @@ fast (--duplicates reads all code).`,
 				return &cli.FlagError{Err: fmt.Errorf("--top: %d is negative", ko.Top)}
 			}
 			ko.Files = args
-			return call("kernels", ko, func() error { return packager.Kernels(env, ko) })
+			return call("kernels", ko, func() error { return packager.Kernels(cmd.Context(), env, ko) })
 		},
 	}
 	kernels.Flags().BoolVar(&ko.JSON, "json", false, "print JSON (docs/kernels-json.md)")
@@ -70,7 +70,7 @@ largest change first, and each arch's total code bytes before and after.`,
 				return &cli.FlagError{Err: fmt.Errorf("--top: %d is negative", do.Top)}
 			}
 			do.A, do.B = args[0], args[1]
-			return call("kernels diff", do, func() error { return packager.KernelsDiff(env, do.A, do.B, do.JSON, do.Top) })
+			return call("kernels diff", do, func() error { return packager.KernelsDiff(cmd.Context(), env, do.A, do.B, do.JSON, do.Top) })
 		},
 	}
 	diff.Flags().BoolVar(&do.JSON, "json", false, "print JSON (docs/kernels-json.md)")

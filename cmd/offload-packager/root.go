@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -41,10 +40,10 @@ func run(argv0 string, args []string, stdin io.Reader, stdout, stderr io.Writer)
 }
 
 func runCtx(ctx context.Context, argv0 string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	// The LLVM personalities take no -v of their own: OFFLOAD_KIT_VERBOSE=1
+	// The LLVM personalities take no -v of their own: OFFLOAD_KIT_VERBOSE
 	// asks them for the phase summary.
 	var timer *phase.Timer
-	if os.Getenv("OFFLOAD_KIT_VERBOSE") == "1" {
+	if cli.Verbose() {
 		timer = phase.New(time.Now)
 		defer timer.Print(stderr, cli.Stem(argv0))
 	}
@@ -60,13 +59,15 @@ func runCtx(ctx context.Context, argv0 string, args []string, stdin io.Reader, s
 	}
 	switch p {
 	case "llvm-offload-binary", "clang-offload-packager":
-		env := &packager.Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Tool: argv0, Ctx: ctx, Phases: timer, Progress: cli.Progress(stderr, false)}
-		return cli.ExitCode(stderr, argv0, packager.OffloadBinaryMain(env, argv0, args))
+		env := cli.ProcessEnv(stdin, stdout, stderr, argv0)
+		env.Phases, env.Progress = timer, cli.Progress(stderr, false)
+		return cli.ExitCode(stderr, argv0, packager.OffloadBinaryMain(ctx, &env, argv0, args))
 	case "clang-offload-bundler":
 		return runBundler(ctx, argv0, args, stdin, stdout, stderr)
 	}
-	env := &packager.Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Tool: "offload-packager", Phases: timer}
-	root := newRootCmd(env, nil)
+	env := cli.ProcessEnv(stdin, stdout, stderr, "offload-packager")
+	env.Phases = timer
+	root := newRootCmd(&env, nil)
 	root.SetOut(stdout)
 	root.SetIn(stdin)
 	args, err = dispatch(root, args)
@@ -122,7 +123,6 @@ for.`,
 	root.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false, "print a phase summary (wall time per phase) on stderr")
 	quiet := root.PersistentFlags().Bool("quiet", false, "no progress line on stderr (shown for long operations when stderr is a terminal)")
 	root.PersistentPreRun = func(cmd *cobra.Command, args []string) {
-		env.Ctx = cmd.Context()
 		env.Progress = cli.Progress(env.Stderr, *quiet)
 		if verbose && env.Phases == nil {
 			env.Phases = phase.New(time.Now)
@@ -154,7 +154,7 @@ creates: an input file, a missing -o or no --image is an error.`,
 				fmt.Fprintln(cmd.OutOrStdout(), version.Line("offload-packager"))
 				return nil
 			}
-			return call("create", co, func() error { return packager.Create(env, co.Output, co.Images) })
+			return call("create", co, func() error { return packager.Create(cmd.Context(), env, co.Output, co.Images) })
 		},
 	}
 
@@ -184,7 +184,7 @@ llvm-offload-binary's syntax (file=NAME picks the output name); --triple,
 				ex.Images = append(ex.Images, strings.Join(parts, ","))
 			}
 			ex.OutDir = exDir
-			return call("extract", ex, func() error { return packager.Extract(env, ex) })
+			return call("extract", ex, func() error { return packager.Extract(cmd.Context(), env, ex) })
 		},
 	}
 	extract.Flags().StringArrayVar(&ex.Images, "image", nil, "filter in llvm-offload-binary syntax (repeatable)")
@@ -215,7 +215,7 @@ size.`,
 		Example: "  offload-packager dump app.o libdev.a\n  offload-packager dump --json a.out",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			do.Files = args
-			return call("dump", do, func() error { return packager.Dump(env, do) })
+			return call("dump", do, func() error { return packager.Dump(cmd.Context(), env, do) })
 		},
 	}
 	dump.Flags().BoolVar(&do.All, "all", false, "print every key and value, sizes and offsets")
@@ -241,7 +241,7 @@ fat objects.`,
 				return &cli.FlagError{Err: errMissingOutput}
 			}
 			eo.Host, eo.Packages = args[0], args[1:]
-			return call("embed", eo, func() error { return packager.Embed(env, eo) })
+			return call("embed", eo, func() error { return packager.Embed(cmd.Context(), env, eo) })
 		},
 	}
 	embed.Flags().StringVarP(&eo.Output, "output", "o", "", "output object")
@@ -271,7 +271,7 @@ fat objects.`,
 				}
 			}
 			return call("llvm-offload-binary", args, func() error {
-				return packager.OffloadBinaryMain(env, "offload-packager", args)
+				return packager.OffloadBinaryMain(cmd.Context(), env, "offload-packager", args)
 			})
 		},
 	}
@@ -367,16 +367,15 @@ func checkOneDash(cmd *cobra.Command, args []string) error {
 // runBundler is the clang-offload-bundler personality: messages are
 // prefixed with argv[0] as typed, as the reference does.
 func runBundler(ctx context.Context, argv0 string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	env := &packager.Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Tool: argv0, Ctx: ctx, Progress: cli.Progress(stderr, false)}
-	return cli.ExitCode(stderr, argv0, bundlerMain(env.Ctx, env, argv0, args))
+	env := cli.ProcessEnv(stdin, stdout, stderr, argv0)
+	env.Progress = cli.Progress(stderr, false)
+	return cli.ExitCode(stderr, argv0, bundlerMain(ctx, &env, argv0, args))
 }
 
-// bundlerMain runs the bundler driver with the process environment (the
-// OFFLOAD_BUNDLER_* variables) and clock, which only cmd/ may read.
+// bundlerMain runs the bundler driver in env (cli.ProcessEnv: the
+// OFFLOAD_BUNDLER_* variables and the clock), named argv0.
 func bundlerMain(ctx context.Context, env *packager.Env, argv0 string, args []string) error {
-	benv := &bundler.Env{
-		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
-		Tool: argv0, Dir: env.Dir, LookupEnv: os.LookupEnv, Now: time.Now, Progress: env.Progress,
-	}
+	benv := &bundler.Env{Env: *env}
+	benv.Tool = argv0
 	return bundler.Main(ctx, benv, argv0, args)
 }

@@ -103,7 +103,7 @@ for the option list; see docs/sycl-linker.md.`,
 					fmt.Fprintf(env.Stderr, "%s: note: %s: using %s (%s)\n", tool, c.Name, c.Path, c.Why)
 				}
 			}
-			if o.Verbose || os.Getenv("OFFLOAD_KIT_VERBOSE") == "1" {
+			if o.Verbose || cli.Verbose() {
 				env.Phases = phase.New(time.Now)
 				defer env.Phases.Print(cmd.ErrOrStderr(), tool)
 			}

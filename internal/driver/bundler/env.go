@@ -8,46 +8,24 @@ package bundler
 import (
 	"io"
 	"os"
-	"path/filepath"
-	"time"
 
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
-	"github.com/offload-kit/offload-kit/internal/progress"
 )
 
-// Env is everything the driver touches outside its arguments.
+// Env is everything the driver touches outside its arguments: the one
+// driver environment. Tool is argv[0] as typed, since the reference prints
+// "<argv[0]>: error: ..."; LookupEnv reads OFFLOAD_BUNDLER_*,
+// COMPRESSED_BUNDLE_FORMAT_VERSION, PATH and TMPDIR; Now times compression
+// for -verbose statistics (nil: zero durations, speeds print as "inf");
+// Progress reports compressing and decompressing large bundles.
 type Env struct {
-	Stdin          io.Reader
-	Stdout, Stderr io.Writer
-	// Tool is the diagnostic prefix: argv[0] as typed, since the reference
-	// prints "<argv[0]>: error: ...".
-	Tool string
-	// Dir is the directory relative paths are resolved against ("" = cwd).
-	Dir string
-	// LookupEnv reads environment variables (OFFLOAD_BUNDLER_*,
-	// COMPRESSED_BUNDLE_FORMAT_VERSION); nil means none are set.
-	LookupEnv func(string) (string, bool)
-	// Now times compression for -verbose statistics; nil reports zero
-	// durations (speeds print as "inf").
-	Now func() time.Time
-	// Progress receives progress reports of compressing and decompressing
-	// large bundles; nil (not a terminal, or quiet) reports nothing.
-	Progress *progress.Sink
+	driverenv.Env
 }
 
-func (e *Env) path(p string) string {
-	if e.Dir == "" || p == "-" || filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(e.Dir, p)
-}
+func (e *Env) path(p string) string { return e.Path(p) }
 
-func (e *Env) getenv(k string) (string, bool) {
-	if e.LookupEnv == nil {
-		return "", false
-	}
-	return e.LookupEnv(k)
-}
+func (e *Env) getenv(k string) (string, bool) { return e.Lookup(k) }
 
 type input struct {
 	name string

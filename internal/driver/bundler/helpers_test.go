@@ -3,6 +3,7 @@ package bundler
 import (
 	"bytes"
 	"context"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,8 +40,8 @@ func runOurs(t *testing.T, dir string, envs []string, args ...string) result {
 		k, v, _ := strings.Cut(kv, "=")
 		m[k] = v
 	}
-	env := &Env{Stdout: &so, Stderr: &se, Tool: oracle, Dir: dir, Stdin: strings.NewReader(""),
-		LookupEnv: func(k string) (string, bool) { v, ok := m[k]; return v, ok }, Now: time.Now}
+	env := &Env{driverenv.Env{Stdout: &so, Stderr: &se, Tool: oracle, Dir: dir, Stdin: strings.NewReader(""),
+		LookupEnv: func(k string) (string, bool) { v, ok := m[k]; return v, ok }, Now: time.Now}}
 	err := Main(context.Background(), env, oracle, args)
 	code := diag.ExitCode(&se, oracle, err)
 	return result{so.String(), se.String(), code}

@@ -3,6 +3,7 @@ package bundler
 import (
 	"bytes"
 	"context"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,7 @@ import (
 func runWithProgress(t *testing.T, dir string, sink bool, args ...string) (stderr string, code int) {
 	t.Helper()
 	var so, se bytes.Buffer
-	env := &Env{Stdout: &so, Stderr: &se, Tool: oracle, Dir: dir, Stdin: strings.NewReader(""), Now: time.Now}
+	env := &Env{driverenv.Env{Stdout: &so, Stderr: &se, Tool: oracle, Dir: dir, Stdin: strings.NewReader(""), Now: time.Now}}
 	if sink {
 		clock := time.Unix(0, 0)
 		env.Progress = &progress.Sink{W: &se, Now: func() time.Time { clock = clock.Add(time.Second); return clock }}

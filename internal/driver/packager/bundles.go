@@ -1,6 +1,7 @@
 package packager
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -29,14 +30,14 @@ import (
 // objects are supported (the reference refuses them), and the entries of
 // old-driver HIP objects (__CLANG_OFFLOAD_BUNDLE__<ID> sections, which
 // the reference does not see) are written too, as one more bundle.
-func writeBundles(env *Env, l *lister, base string, bundles []DumpBundle) error {
+func writeBundles(ctx context.Context, env *Env, l *lister, base string, bundles []DumpBundle) error {
 	for _, b := range bundles {
 		for _, e := range b.Entries {
 			if strings.ContainsAny(e.ID, "/\\\x00") {
 				return fmt.Errorf("while extracting offload Bundle Entries: entry ID %q would name a file outside %s's directory", e.ID, base)
 			}
 			name := fmt.Sprintf("%s.%d.%s", base, b.Index, e.ID)
-			if err := l.writeEntry(env, name, e); err != nil {
+			if err := l.writeEntry(ctx, env, name, e); err != nil {
 				return fmt.Errorf("while extracting offload Bundle Entries: %s", errText(err))
 			}
 			fmt.Fprintf(env.Stdout, "Extracting offload bundle: %s\n", name)
@@ -49,18 +50,18 @@ func writeBundles(env *Env, l *lister, base string, bundles []DumpBundle) error 
 // the input file are copied file to file (copy_file_range), so they never
 // become resident in this process; others (decompressed) are written from
 // memory.
-func (l *lister) writeEntry(env *Env, name string, e DumpEntry) error {
+func (l *lister) writeEntry(ctx context.Context, env *Env, name string, e DumpEntry) error {
 	if e.data == nil && e.Size > 0 {
 		return fmt.Errorf("%s: the entry's bytes were not decoded", name)
 	}
-	return atomicfile.WriteFile(env.path(name), env.Stdout, func(w io.Writer) error {
+	return atomicfile.WriteFile(env.Path(name), env.Stdout, func(w io.Writer) error {
 		if l.pf != nil && len(e.data) > 0 {
 			if off, ok := l.fileOffset(e.data); ok {
-				return copyRange(env, w, l.pf, off, int64(len(e.data)))
+				return copyRange(ctx, env, w, l.pf, off, int64(len(e.data)))
 			}
 		}
 		if f, off, ok := l.decodedAt(e.data); ok {
-			return copyRange(env, w, f, off, int64(len(e.data)))
+			return copyRange(ctx, env, w, f, off, int64(len(e.data)))
 		}
 		_, err := w.Write(e.data)
 		return err
@@ -78,9 +79,9 @@ func (l *lister) fileOffset(b []byte) (int64, bool) {
 // copyRange copies n bytes at off of f to w, file to file where the kernel
 // allows (copy_file_range, sendfile), checking for cancellation between
 // chunks.
-func copyRange(env *Env, w io.Writer, f *os.File, off, n int64) error {
+func copyRange(ctx context.Context, env *Env, w io.Writer, f *os.File, off, n int64) error {
 	if _, err := f.Seek(off, io.SeekStart); err != nil {
 		return err
 	}
-	return copyN(env.ctx(), w, f, n)
+	return copyN(ctx, w, f, n)
 }

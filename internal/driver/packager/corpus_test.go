@@ -2,6 +2,7 @@ package packager
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -74,7 +75,7 @@ func splitObjdump(out string) (listing string, extracted []string) {
 func extractIn(dir string, opt ExtractOptions) (string, error) {
 	var out bytes.Buffer
 	env := &Env{Stdout: &out, Stderr: &out, Tool: "offload-packager", Dir: dir}
-	err := Extract(env, opt)
+	err := Extract(context.Background(), env, opt)
 	return out.String(), err
 }
 

@@ -31,7 +31,8 @@ type payload struct {
 // packager's DenseMap order, concatenated. Inputs are streamed, so memory
 // does not grow with image size. Nothing is written unless every input
 // could be opened.
-func Create(env *Env, output string, images []string) error {
+func Create(ctx context.Context, env *Env, output string, images []string) error {
+	ctx = withProgress(ctx, env)
 	endRead := env.Phases.Begin("open inputs", "")
 	var loads []payload
 	defer func() {
@@ -62,7 +63,7 @@ func Create(env *Env, output string, images []string) error {
 		for _, name := range strings.Split(files, ",") {
 			p, err := loadPayload(env, name)
 			if err != nil {
-				return env.fileError(name, err)
+				return fileError(env, name, err)
 			}
 			head := p.data
 			if p.f != nil {
@@ -80,9 +81,9 @@ func Create(env *Env, output string, images []string) error {
 	}
 	endRead()
 	defer env.Phases.Begin("write", output)()
-	out, err := atomicfile.Create(env.path(output), env.Stdout)
+	out, err := atomicfile.Create(env.Path(output), env.Stdout)
 	if err != nil {
-		return env.fileError(output, err)
+		return fileError(env, output, err)
 	}
 	w := out.Writer()
 	for _, p := range loads {
@@ -92,12 +93,12 @@ func Create(env *Env, output string, images []string) error {
 		} else {
 			r = bytes.NewReader(p.data)
 		}
-		if err := writeV1(env.ctx(), w, p.meta, r, p.size); err != nil {
+		if err := writeV1(ctx, w, p.meta, r, p.size); err != nil {
 			out.Abort()
 			return err
 		}
 	}
-	if err := env.ctx().Err(); err != nil {
+	if err := ctx.Err(); err != nil {
 		out.Abort()
 		return err
 	}
@@ -105,7 +106,7 @@ func Create(env *Env, output string, images []string) error {
 		if errors.Is(err, atomicfile.ErrInterrupted) {
 			return err
 		}
-		return env.fileError(output, err)
+		return fileError(env, output, err)
 	}
 	return nil
 }
@@ -113,7 +114,7 @@ func Create(env *Env, output string, images []string) error {
 // fileError names the file in an OS error ("x: Permission denied"). The
 // llvm-offload-binary personality keeps LLVM's exact text, which has no
 // name (TestCLIParity), so that it stays a drop-in replacement.
-func (e *Env) fileError(name string, err error) error {
+func fileError(e *Env, name string, err error) error {
 	if e.Tool != "offload-packager" {
 		return errors.New(errText(err))
 	}
@@ -128,7 +129,7 @@ func loadPayload(env *Env, name string) (payload, error) {
 		}
 		return payload{data: b, size: int64(len(b))}, nil
 	}
-	f, err := os.Open(env.path(name))
+	f, err := os.Open(env.Path(name))
 	if err != nil {
 		return payload{}, err
 	}

@@ -2,6 +2,7 @@ package packager
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -76,7 +77,7 @@ func TestLargeCompressedShapes(t *testing.T) {
 	require.NoError(t, os.Mkdir(x, 0o755))
 	env := &Env{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Tool: "offload-packager", Dir: d}
 	for _, in := range []string{"text.ccob", "pair.ccob"} {
-		require.NoError(t, Extract(env, ExtractOptions{Input: in, OutDir: "x"}))
+		require.NoError(t, Extract(context.Background(), env, ExtractOptions{Input: in, OutDir: "x"}))
 	}
 	got, err := os.ReadFile(filepath.Join(x, "text.ccob.0.hip-amdgcn-amd-amdhsa--gfx90a"))
 	require.NoError(t, err)

@@ -1,6 +1,7 @@
 package packager
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -88,15 +89,16 @@ type DumpKV struct {
 // byte, and adds the entries of bundles, fatbins and HCF objects that it
 // does not list; it writes no files. ExtractBundles adds llvm-objdump's
 // side effect (see writeBundles).
-func Dump(env *Env, opt DumpOptions) error {
+func Dump(ctx context.Context, env *Env, opt DumpOptions) error {
+	ctx = withProgress(ctx, env)
 	var files []DumpFile
 	var firstErr error
 	for _, name := range opt.Files {
-		if err := env.ctx().Err(); err != nil {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		end := env.Phases.Begin("dump", name)
-		df, err := dumpFile(env, name, opt)
+		df, err := dumpFile(ctx, env, name, opt)
 		end()
 		if opt.JSON {
 			if err != nil {
@@ -128,7 +130,7 @@ func Dump(env *Env, opt DumpOptions) error {
 	return nil
 }
 
-func dumpFile(env *Env, name string, opt DumpOptions) (DumpFile, error) {
+func dumpFile(ctx context.Context, env *Env, name string, opt DumpOptions) (DumpFile, error) {
 	df := DumpFile{Path: name, Objects: []DumpObject{}}
 	text := !opt.JSON
 	in, err := openInput(env, name)
@@ -185,7 +187,7 @@ func dumpFile(env *Env, name string, opt DumpOptions) (DumpFile, error) {
 		obj.Bundles, obj.Fatbins, obj.HCF = secs.Bundles, secs.Fatbins, secs.HCF
 		emit(obj)
 		if extract {
-			return writeBundles(xenv, l, base, obj.Bundles)
+			return writeBundles(ctx, xenv, l, base, obj.Bundles)
 		}
 		return nil
 	}
@@ -199,7 +201,7 @@ func dumpFile(env *Env, name string, opt DumpOptions) (DumpFile, error) {
 			origin := fmt.Sprintf("%s(%s)", name, m.Name)
 			data := m.Data
 			if a.Thin {
-				m, err := mmapfile.Open(env.path(thinMemberPath(name, m.Name)))
+				m, err := mmapfile.Open(env.Path(thinMemberPath(name, m.Name)))
 				if err != nil {
 					return df, fmt.Errorf("%s: %s", origin, errText(err))
 				}
@@ -267,7 +269,7 @@ func dumpFile(env *Env, name string, opt DumpOptions) (DumpFile, error) {
 		}
 		emit(DumpObject{Name: name, Format: containerFormatName(in.data), DumpContents: *c})
 		if extract {
-			if err := writeBundles(xenv, l, name, c.Bundles); err != nil {
+			if err := writeBundles(ctx, xenv, l, name, c.Bundles); err != nil {
 				return df, fmt.Errorf("'%s': %s", name, err)
 			}
 		}

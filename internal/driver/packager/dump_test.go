@@ -2,6 +2,7 @@ package packager
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os/exec"
@@ -34,7 +35,7 @@ func runObjdump(t *testing.T, dir string, files ...string) (string, []string, bo
 func runDump(dir string, opt DumpOptions) (string, []string, error) {
 	var out, errb bytes.Buffer
 	env := &Env{Stdout: &out, Stderr: &errb, Tool: "offload-packager", Dir: dir}
-	err := Dump(env, opt)
+	err := Dump(context.Background(), env, opt)
 	var diags []string
 	for _, l := range strings.Split(strings.TrimSpace(errb.String()), "\n") {
 		if l != "" {

@@ -25,7 +25,8 @@ type EmbedOptions struct {
 // SHT_LLVM_OFFLOADING / SHF_EXCLUDE, align 8 on ELF; IMAGE_SCN_LNK_REMOVE |
 // MEM_DISCARDABLE | ALIGN_8BYTES on COFF). An object that already carries
 // offloading data gets the new packages appended, as ld -r would do.
-func Embed(env *Env, opt EmbedOptions) error {
+func Embed(ctx context.Context, env *Env, opt EmbedOptions) error {
+	ctx = withProgress(ctx, env)
 	host, err := openInput(env, opt.Host)
 	if err != nil {
 		return fmt.Errorf("%s: %s", opt.Host, errText(err))
@@ -51,18 +52,18 @@ func Embed(env *Env, opt EmbedOptions) error {
 		if p != "-" {
 			// Stream the payload with read(2) rather than through the
 			// mapping, so a huge package does not inflate resident memory.
-			f, err := os.Open(env.path(p))
+			f, err := os.Open(env.Path(p))
 			if err != nil {
 				return fmt.Errorf("%s: %s", p, errText(err))
 			}
 			defer f.Close()
 			ra = f
 		}
-		readers = append(readers, ctxReaderAt{env.ctx(), ra})
+		readers = append(readers, ctxReaderAt{ctx, ra})
 		sizes = append(sizes, int64(len(pk.data)))
 	}
 	defer env.Phases.Begin("rewrite", opt.Host)()
-	out, err := atomicfile.Create(env.path(opt.Output), env.Stdout)
+	out, err := atomicfile.Create(env.Path(opt.Output), env.Stdout)
 	if err != nil {
 		return fmt.Errorf("%s: %s", opt.Output, errText(err))
 	}
@@ -70,7 +71,7 @@ func Embed(env *Env, opt EmbedOptions) error {
 		out.Abort()
 		return fmt.Errorf("%s: %w", opt.Host, err)
 	}
-	if err := env.ctx().Err(); err != nil {
+	if err := ctx.Err(); err != nil {
 		out.Abort()
 		return err
 	}

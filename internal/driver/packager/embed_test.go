@@ -2,6 +2,7 @@ package packager
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,8 +24,8 @@ func TestEmbedGCCObjectEndToEnd(t *testing.T) {
 	copyInto(t, fx, d, "gmain.c", "omp.host.o", "omp.dev.o")
 	sh(t, d, "gcc", "-c", "gmain.c", "-o", "gmain.o")
 	env := &Env{Stdout: os.Stdout, Stderr: os.Stderr, Tool: "offload-packager", Dir: d}
-	require.NoError(t, Create(env, "dev.pkg", []string{"file=omp.dev.o,triple=x86_64-unknown-linux-gnu,arch=generic,kind=openmp"}))
-	require.NoError(t, Embed(env, EmbedOptions{Output: "gmain.fat.o", Host: "gmain.o", Packages: []string{"dev.pkg"}}))
+	require.NoError(t, Create(context.Background(), env, "dev.pkg", []string{"file=omp.dev.o,triple=x86_64-unknown-linux-gnu,arch=generic,kind=openmp"}))
+	require.NoError(t, Embed(context.Background(), env, EmbedOptions{Output: "gmain.fat.o", Host: "gmain.o", Packages: []string{"dev.pkg"}}))
 
 	// Same section as clang's -fembed-offload-object.
 	sec := string(sh(t, d, oracle(t, "llvm-readelf"), "-S", "gmain.fat.o"))
@@ -48,7 +49,7 @@ func TestEmbedTwiceConcatenates(t *testing.T) {
 	d := t.TempDir()
 	copyInto(t, fx, d, "omp.o", "raw.pkg")
 	env := &Env{Stdout: os.Stdout, Stderr: os.Stderr, Tool: "offload-packager", Dir: d}
-	require.NoError(t, Embed(env, EmbedOptions{Output: "twice.o", Host: "omp.o", Packages: []string{"raw.pkg"}}))
+	require.NoError(t, Embed(context.Background(), env, EmbedOptions{Output: "twice.o", Host: "omp.o", Packages: []string{"raw.pkg"}}))
 	want, _, _ := runObjdump(t, d, "twice.o")
 	got, _, err := runDump(d, DumpOptions{Files: []string{"twice.o"}})
 	require.NoError(t, err)
@@ -71,7 +72,7 @@ func TestEmbedBadInputsLeaveNothing(t *testing.T) {
 		{"missing.o", "raw.pkg", "missing.o: No such file or directory"},
 		{"omp.o", "missing.pkg", "missing.pkg: No such file or directory"},
 	} {
-		err := Embed(env, EmbedOptions{Output: "out.o", Host: c.host, Packages: []string{c.pkg}})
+		err := Embed(context.Background(), env, EmbedOptions{Output: "out.o", Host: c.host, Packages: []string{c.pkg}})
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), c.want)
 		_, statErr := os.Stat(filepath.Join(d, "out.o"))

@@ -10,40 +10,24 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/offload-kit/offload-kit/internal/cli/diag"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
-	"github.com/offload-kit/offload-kit/internal/phase"
 	"github.com/offload-kit/offload-kit/internal/progress"
 )
 
-// Env is everything a command may touch outside its arguments.
-type Env struct {
-	Stdin          io.Reader
-	Stdout, Stderr io.Writer
-	// Tool is the diagnostic prefix ("offload-packager", or argv[0] as typed
-	// for the LLVM personalities).
-	Tool string
-	// Dir is the directory relative outputs go to ("" = current directory).
-	Dir string
-	// Ctx cancels long copies (SIGINT/SIGTERM); nil means never.
-	Ctx context.Context
-	// Phases times the run for the -v summary; nil records nothing.
-	Phases *phase.Timer
-	// Progress receives progress reports of long copies (copyN); nil (not
-	// a terminal, or --quiet) reports nothing.
-	Progress *progress.Sink
-}
+// Env is everything a command may touch outside its arguments: the one
+// driver environment (Tool is the diagnostic prefix, Dir the directory
+// relative outputs go to, Phases the -v summary, Progress the reports of
+// long copies).
+type Env = driverenv.Env
 
-func (e *Env) ctx() context.Context {
-	ctx := e.Ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return progress.NewContext(ctx, e.Progress)
+// withProgress carries env's progress sink in ctx for copyN.
+func withProgress(ctx context.Context, env *Env) context.Context {
+	return progress.NewContext(ctx, env.Progress)
 }
 
 // copyN copies n bytes in chunks, checking for cancellation between them.
@@ -65,13 +49,6 @@ func copyN(ctx context.Context, w io.Writer, r io.Reader, n int64) error {
 		n -= m
 	}
 	return ctx.Err()
-}
-
-func (e *Env) path(p string) string {
-	if e.Dir == "" || p == "-" || filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(e.Dir, p)
 }
 
 // input is a read-only view of an input file or of stdin.
@@ -98,7 +75,7 @@ func openInput(env *Env, name string) (*input, error) {
 		}
 		return &input{name: name, data: b}, nil
 	}
-	m, err := mmapfile.Open(env.path(name))
+	m, err := mmapfile.Open(env.Path(name))
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +144,7 @@ func openURI(env *Env, uri string) (*input, error) {
 			}
 		}
 	}
-	m, err := mmapfile.Open(env.path(path))
+	m, err := mmapfile.Open(env.Path(path))
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package packager
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -46,14 +47,15 @@ type ExtractOptions struct {
 // that matches nothing is an error naming it. The llvm-offload-binary
 // personality keeps LLVM's exact string matching, OffloadBinary images
 // only, and silence when nothing matches.
-func Extract(env *Env, opt ExtractOptions) error {
+func Extract(ctx context.Context, env *Env, opt ExtractOptions) error {
+	ctx = withProgress(ctx, env)
 	in, err := openInput(env, opt.Input)
 	if err != nil {
 		return fmt.Errorf("'%s': %s", opt.Input, errText(err))
 	}
 	defer in.Close()
 	endScan := env.Phases.Begin("scan", opt.Input)
-	bins, bufID, err := extractAll(env, in)
+	bins, bufID, err := extractAll(ctx, env, in)
 	var entries []extractEntry
 	l := newLister(env, in, false)
 	l.full = true
@@ -84,13 +86,13 @@ func Extract(env *Env, opt ExtractOptions) error {
 		}
 		for i, b := range bins {
 			name := safeName(fmt.Sprintf("%s-%s%s.%d.%s", stem, b.Get("triple"), dashIf(b.Get("arch")), i, b.ImageKind.Ext()))
-			if err := writeImage(env, in, name, b); err != nil {
+			if err := writeImage(ctx, env, in, name, b); err != nil {
 				return err
 			}
 			fmt.Fprintf(env.Stdout, "Extracted: %s\n", name)
 		}
 		for _, e := range entries {
-			if err := l.writeEntry(env, e.name, e.DumpEntry); err != nil {
+			if err := l.writeEntry(ctx, env, e.name, e.DumpEntry); err != nil {
 				return fmt.Errorf("'%s': %s", e.name, errText(err))
 			}
 			fmt.Fprintf(env.Stdout, "Extracted: %s\n", e.name)
@@ -140,7 +142,7 @@ func Extract(env *Env, opt ExtractOptions) error {
 				}
 				members = append(members, ar.WriteMember{Name: e.name, Data: e.data})
 			}
-			if err := atomicfile.WriteFile(env.path(file), env.Stdout, func(w io.Writer) error {
+			if err := atomicfile.WriteFile(env.Path(file), env.Stdout, func(w io.Writer) error {
 				return ar.WriteGNUWith(w, members, ar.Options{Symbols: archiveSymbols})
 			}); err != nil {
 				return fmt.Errorf("'%s': %s", file, errText(err))
@@ -153,12 +155,12 @@ func Extract(env *Env, opt ExtractOptions) error {
 			}
 			var err error
 			if len(ematches) > 0 {
-				err = l.writeEntry(env, file, ematches[len(ematches)-1].DumpEntry)
+				err = l.writeEntry(ctx, env, file, ematches[len(ematches)-1].DumpEntry)
 				if err != nil {
 					err = fmt.Errorf("'%s': %s", file, errText(err))
 				}
 			} else {
-				err = writeImage(env, in, file, matches[len(matches)-1])
+				err = writeImage(ctx, env, in, file, matches[len(matches)-1])
 			}
 			if err != nil {
 				return err
@@ -170,7 +172,7 @@ func Extract(env *Env, opt ExtractOptions) error {
 		}
 		for i, b := range matches {
 			name := safeName(fmt.Sprintf("%s-%s-%s.%d.%s", stem, b.Get("triple"), b.Get("arch"), i, b.ImageKind.Ext()))
-			if err := writeImage(env, in, name, b); err != nil {
+			if err := writeImage(ctx, env, in, name, b); err != nil {
 				return err
 			}
 			if umbrella {
@@ -178,7 +180,7 @@ func Extract(env *Env, opt ExtractOptions) error {
 			}
 		}
 		for _, e := range ematches {
-			if err := l.writeEntry(env, e.name, e.DumpEntry); err != nil {
+			if err := l.writeEntry(ctx, env, e.name, e.DumpEntry); err != nil {
 				return fmt.Errorf("'%s': %s", e.name, errText(err))
 			}
 			fmt.Fprintf(env.Stdout, "Extracted: %s\n", e.name)
@@ -190,7 +192,7 @@ func Extract(env *Env, opt ExtractOptions) error {
 // extractAll runs LLVM's extractOffloadBinaries over the whole input and
 // reports failures in that tool's words. bufID gives each binary's LLVM
 // buffer identifier: the archive member name, or the input path as given.
-func extractAll(env *Env, in *input) (bins []*offload.Binary, bufID map[*offload.Binary]string, err error) {
+func extractAll(ctx context.Context, env *Env, in *input) (bins []*offload.Binary, bufID map[*offload.Binary]string, err error) {
 	k := format.Identify(in.data)
 	if k == format.KindOffloadBinary {
 		// llvm-offload-binary parses a raw package directly: its error has
@@ -200,7 +202,7 @@ func extractAll(env *Env, in *input) (bins []*offload.Binary, bufID map[*offload
 		}
 	}
 	units, err := scan.Input(in.name, in.data, scan.Options{ReadFile: func(p string) ([]byte, error) {
-		return readRegular(env.path(p))
+		return readRegular(env.Path(p))
 	}})
 	if err != nil {
 		return nil, nil, errors.New(llvmText(err))
@@ -272,13 +274,13 @@ func lookup(kv []offload.KV, key string) (string, bool) {
 // writeImage writes one image. When the image lies in the input file
 // itself, the bytes are copied file-to-file (copy_file_range), so they never
 // pass through this process's memory.
-func writeImage(env *Env, in *input, name string, b *offload.Binary) error {
-	err := atomicfile.WriteFile(env.path(name), env.Stdout, func(w io.Writer) error {
+func writeImage(ctx context.Context, env *Env, in *input, name string, b *offload.Binary) error {
+	err := atomicfile.WriteFile(env.Path(name), env.Stdout, func(w io.Writer) error {
 		if off, ok := binio.OffsetIn(in.data, b.Image); ok && in.name != "-" {
-			if f, err := os.Open(env.path(in.name)); err == nil {
+			if f, err := os.Open(env.Path(in.name)); err == nil {
 				defer f.Close()
 				if _, err := f.Seek(off, io.SeekStart); err == nil {
-					return copyN(env.ctx(), w, f, int64(len(b.Image)))
+					return copyN(ctx, w, f, int64(len(b.Image)))
 				}
 			}
 		}

@@ -2,6 +2,7 @@ package packager
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"math/rand/v2"
@@ -40,7 +41,7 @@ func ours(dir string, args ...string) (string, string, int) {
 	var out, errb bytes.Buffer
 	p := filepath.Join(llvmBin, "llvm-offload-binary")
 	env := &Env{Stdout: &out, Stderr: &errb, Tool: p, Dir: dir, Stdin: strings.NewReader("")}
-	err := OffloadBinaryMain(env, p, args)
+	err := OffloadBinaryMain(context.Background(), env, p, args)
 	code := exitCode(&errb, p, err)
 	return out.String(), strings.ReplaceAll(errb.String(), p, "PROG"), code
 }
@@ -208,7 +209,7 @@ func TestExtractAllNamesStayInside(t *testing.T) {
 	require.NoError(t, os.Mkdir(sub, 0o755))
 	var out bytes.Buffer
 	env := &Env{Stdout: &out, Stderr: &out, Tool: "offload-packager", Dir: sub}
-	require.NoError(t, Extract(env, ExtractOptions{Input: filepath.Join(d, "evil.pkg")}))
+	require.NoError(t, Extract(context.Background(), env, ExtractOptions{Input: filepath.Join(d, "evil.pkg")}))
 	got := snapshot(t, sub)
 	var names []string
 	for n := range got {

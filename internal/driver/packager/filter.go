@@ -79,7 +79,7 @@ func containerEntries(env *Env, l *lister, input string) ([]extractEntry, error)
 		for _, m := range a.Members {
 			md := m.Data
 			if a.Thin {
-				mf, err := mmapfile.Open(env.path(thinMemberPath(uriPath(input), m.Name)))
+				mf, err := mmapfile.Open(env.Path(thinMemberPath(uriPath(input), m.Name)))
 				if err != nil {
 					return nil, fmt.Errorf("%s(%s): %s", input, m.Name, errText(err))
 				}

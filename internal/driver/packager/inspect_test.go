@@ -1,6 +1,7 @@
 package packager
 
 import (
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
@@ -64,7 +65,7 @@ func TestExtractNested(t *testing.T) {
 	run := func(in string) string {
 		var out strings.Builder
 		env := &Env{Stdout: &out, Stderr: &out, Tool: "offload-packager", Dir: d}
-		require.NoError(t, Extract(env, ExtractOptions{Input: in, OutDir: "x"}))
+		require.NoError(t, Extract(context.Background(), env, ExtractOptions{Input: in, OutDir: "x"}))
 		return out.String()
 	}
 	require.NoError(t, os.Mkdir(filepath.Join(d, "x"), 0o755))

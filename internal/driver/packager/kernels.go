@@ -2,6 +2,7 @@ package packager
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -108,8 +109,9 @@ type KernelTotal struct {
 
 // Kernels reports the kernels and functions of every device image in the
 // files.
-func Kernels(env *Env, opt KernelsOptions) error {
-	rep, err := kernelsReport(env, opt.Files, opt.Duplicates)
+func Kernels(ctx context.Context, env *Env, opt KernelsOptions) error {
+	ctx = withProgress(ctx, env)
+	rep, err := kernelsReport(ctx, env, opt.Files, opt.Duplicates)
 	if err != nil && !opt.JSON {
 		return err
 	}
@@ -132,11 +134,11 @@ func Kernels(env *Env, opt KernelsOptions) error {
 
 // kernelsReport walks the files with dump's walker and parses every
 // payload.
-func kernelsReport(env *Env, files []string, dups bool) (*KernelsReport, error) {
+func kernelsReport(ctx context.Context, env *Env, files []string, dups bool) (*KernelsReport, error) {
 	rep := &KernelsReport{Schema: KernelsSchema, Files: []KernelsFile{}}
 	var firstErr error
 	for _, name := range files {
-		if err := env.ctx().Err(); err != nil {
+		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		kf := KernelsFile{Path: name, Images: []KernelImage{}}
@@ -163,7 +165,7 @@ func kernelsReport(env *Env, files []string, dups bool) (*KernelsReport, error) 
 		if img, ok := bareCodeObject(env, name, dups, names); ok {
 			kf.Images = append(kf.Images, img)
 		} else {
-			_, err = dumpFile(env, name, DumpOptions{JSON: true, visit: visit})
+			_, err = dumpFile(ctx, env, name, DumpOptions{JSON: true, visit: visit})
 		}
 		end()
 		if err != nil {
@@ -711,7 +713,7 @@ func writeTreemap(env *Env, path string, rep *KernelsReport) error {
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(env.path(path), env.Stdout, func(w io.Writer) error { _, err := w.Write(page); return err }); err != nil {
+	if err := atomicfile.WriteFile(env.Path(path), env.Stdout, func(w io.Writer) error { _, err := w.Write(page); return err }); err != nil {
 		return fmt.Errorf("'%s': %s", path, errText(err))
 	}
 	return nil

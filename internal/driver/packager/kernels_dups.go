@@ -1,6 +1,7 @@
 package packager
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -157,12 +158,13 @@ func printDuplicates(w io.Writer, d *Duplicates, top int) {
 }
 
 // KernelsDiff compares the kernels of two inputs by arch and function.
-func KernelsDiff(env *Env, a, b string, jsonOut bool, top int) error {
-	ra, err := kernelsReport(env, []string{a}, false)
+func KernelsDiff(ctx context.Context, env *Env, a, b string, jsonOut bool, top int) error {
+	ctx = withProgress(ctx, env)
+	ra, err := kernelsReport(ctx, env, []string{a}, false)
 	if err != nil {
 		return err
 	}
-	rb, err := kernelsReport(env, []string{b}, false)
+	rb, err := kernelsReport(ctx, env, []string{b}, false)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package packager
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -24,7 +25,7 @@ import (
 func runKernels(dir string, opt KernelsOptions) (string, error) {
 	var out, errb bytes.Buffer
 	env := &Env{Stdout: &out, Stderr: &errb, Tool: "offload-packager", Dir: dir}
-	err := Kernels(env, opt)
+	err := Kernels(context.Background(), env, opt)
 	return out.String(), err
 }
 
@@ -365,7 +366,7 @@ func TestKernelsDiff(t *testing.T) {
 
 	var out bytes.Buffer
 	env := &Env{Stdout: &out, Stderr: &out, Dir: d}
-	require.NoError(t, KernelsDiff(env, a, b, true, 0))
+	require.NoError(t, KernelsDiff(context.Background(), env, a, b, true, 0))
 	var doc struct {
 		Schema int
 		A, B   string
@@ -405,7 +406,7 @@ func TestKernelsDiff(t *testing.T) {
 
 	// The text form lists the largest change first; --top keeps one.
 	out.Reset()
-	require.NoError(t, KernelsDiff(env, a, b, false, 1))
+	require.NoError(t, KernelsDiff(context.Background(), env, a, b, false, 1))
 	assert.Contains(t, out.String(), "--- old.o\n+++ new.o\n")
 	assert.Contains(t, out.String(), "\nCHANGES (3)\n")
 	assert.Regexp(t, `\n\s*\+`+strconv.FormatInt(got["grows"][2], 10)+`\s+gfx90a\s+grew\s+\d+\s+\d+\s+grows\n$`, out.String())
@@ -703,7 +704,7 @@ func TestKernelsJSONMatchesDoc(t *testing.T) {
 	assertShapes(t, "docs/kernels-json.md", want, got)
 
 	var buf bytes.Buffer
-	require.NoError(t, KernelsDiff(&Env{Stdout: &buf, Stderr: &buf, Dir: d}, a, b, true, 0))
+	require.NoError(t, KernelsDiff(context.Background(), &Env{Stdout: &buf, Stderr: &buf, Dir: d}, a, b, true, 0))
 	require.NoError(t, json.Unmarshal(buf.Bytes(), &real))
 	require.NoError(t, json.Unmarshal(docJSONBlock(t, docPath, 1), &doc), "the diff example")
 	want, got = map[string]string{}, map[string]string{}

@@ -1,6 +1,7 @@
 package packager
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -66,7 +67,7 @@ OPTIONS:
 // path as typed; env.Tool should equal it, since LLVM prefixes errors with
 // argv[0] verbatim. Response files ("@file") must have been expanded by the
 // caller (cli.ExpandResponseFiles).
-func OffloadBinaryMain(env *Env, argv0 string, args []string) error {
+func OffloadBinaryMain(ctx context.Context, env *Env, argv0 string, args []string) error {
 	prog := diag.Stem(argv0)
 	set := offloadBinaryOpts(prog, argv0)
 	r, err := set.Parse(args)
@@ -104,9 +105,9 @@ func OffloadBinaryMain(env *Env, argv0 string, args []string) error {
 	case hasOut && len(r.Positional) > 0:
 		return errors.New("Packaging to an output file and extracting from an input file are mutually exclusive.")
 	case hasOut:
-		return Create(env, output, r.All("image"))
+		return Create(ctx, env, output, r.All("image"))
 	}
-	return Extract(env, ExtractOptions{Input: r.Positional[0], Images: r.All("image"), Archive: r.Bool("archive"), LLVMMessages: true})
+	return Extract(ctx, env, ExtractOptions{Input: r.Positional[0], Images: r.All("image"), Archive: r.Bool("archive"), LLVMMessages: true})
 }
 
 // CreateOptions are the parsed arguments of offload-packager create.

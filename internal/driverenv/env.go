@@ -1,0 +1,105 @@
+// Package driverenv defines Env, everything a driver may touch outside its
+// options (in the spirit of gh's Factory): the standard streams, the
+// environment, the clock, the CPU count, the places tools are looked up
+// and the name diagnostics carry. Every driver (packager, bundler,
+// linkwrap, sycldev) takes one; cmd/ fills it from the process, tests
+// from values. The context is never part of it: drivers take ctx as their
+// first parameter.
+package driverenv
+
+import (
+	"io"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/offload-kit/offload-kit/internal/phase"
+	"github.com/offload-kit/offload-kit/internal/progress"
+)
+
+// Verbose is the environment variable that asks every tool for its phase
+// summary at exit (docs/environment.md): set and not "0".
+const Verbose = "OFFLOAD_KIT_VERBOSE"
+
+// Env is everything a driver may touch outside its options. The zero value
+// is usable: no streams are written, the environment is empty, there is no
+// clock, and relative paths are the current directory's.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Tool is the diagnostic prefix ("offload-packager", or argv[0] as
+	// typed for the LLVM personalities, "clang-linker-wrapper", ...).
+	Tool string
+	// Dir is the directory relative paths resolve against ("" = the
+	// current directory).
+	Dir string
+	// LookupEnv reads environment variables; nil means none are set.
+	LookupEnv func(string) (string, bool)
+	// Now is the clock (timing, statistics); nil means no clock.
+	Now func() time.Time
+	// NumCPU is the default parallelism; 0 means runtime.NumCPU.
+	NumCPU int
+	// Phases times the run for the summary; nil records nothing.
+	Phases *phase.Timer
+	// Progress receives progress reports of long operations; nil (not a
+	// terminal, or --quiet) reports nothing.
+	Progress *progress.Sink
+
+	// Tool lookup. ExeDir is the directory of the running executable;
+	// Parent the executable of the process that started this one (from
+	// /proc/<ppid>/exe) and ParentPID its process id (the clang running a
+	// link); Layouts fmt patterns of versioned LLVM bin directories
+	// (run.DefaultLayouts).
+	ExeDir    string
+	Parent    string
+	ParentPID int
+	Layouts   []string
+}
+
+// Lookup reads the environment variable k.
+func (e *Env) Lookup(k string) (string, bool) {
+	if e.LookupEnv == nil {
+		return "", false
+	}
+	return e.LookupEnv(k)
+}
+
+// Getenv reads the environment variable k ("" when unset).
+func (e *Env) Getenv(k string) string {
+	v, _ := e.Lookup(k)
+	return v
+}
+
+// VerboseSet reports whether OFFLOAD_KIT_VERBOSE asks for the phase
+// summary: set to anything but "" or "0".
+func (e *Env) VerboseSet() bool { return VerboseValue(e.Getenv(Verbose)) }
+
+// VerboseValue is the one meaning of OFFLOAD_KIT_VERBOSE's value: on
+// unless empty or "0".
+func VerboseValue(v string) bool { return v != "" && v != "0" }
+
+// Path resolves p against Dir ("-", absolute paths and an empty Dir leave
+// it as it is).
+func (e *Env) Path(p string) string {
+	if e.Dir == "" || p == "-" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(e.Dir, p)
+}
+
+// CPUs is NumCPU, or runtime.NumCPU when it is not set.
+func (e *Env) CPUs() int {
+	if e.NumCPU > 0 {
+		return e.NumCPU
+	}
+	return runtime.NumCPU()
+}
+
+// FromGetenv adapts a Getenv-style function (an empty value meaning unset)
+// to LookupEnv.
+func FromGetenv(get func(string) string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		v := get(k)
+		return v, v != ""
+	}
+}

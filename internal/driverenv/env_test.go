@@ -1,0 +1,43 @@
+package driverenv
+
+import (
+	"runtime"
+	"testing"
+)
+
+func TestVerboseValue(t *testing.T) {
+	for v, want := range map[string]bool{"": false, "0": false, "1": true, "yes": true, "2": true} {
+		if got := VerboseValue(v); got != want {
+			t.Errorf("VerboseValue(%q) = %v, want %v", v, got, want)
+		}
+	}
+	e := &Env{LookupEnv: func(k string) (string, bool) { return map[string]string{Verbose: "0"}[k], k == Verbose }}
+	if e.VerboseSet() {
+		t.Error("OFFLOAD_KIT_VERBOSE=0 is off")
+	}
+}
+
+func TestZeroEnv(t *testing.T) {
+	var e Env
+	if v, ok := e.Lookup("PATH"); v != "" || ok || e.Getenv("PATH") != "" {
+		t.Errorf("zero Env has an environment: %q %v", v, ok)
+	}
+	if e.CPUs() != runtime.NumCPU() || e.Path("a/b") != "a/b" {
+		t.Errorf("zero Env: CPUs %d, Path %q", e.CPUs(), e.Path("a/b"))
+	}
+	e = Env{Dir: "/out", NumCPU: 3, LookupEnv: FromGetenv(func(k string) string {
+		if k == "X" {
+			return "1"
+		}
+		return ""
+	})}
+	if e.Path("a") != "/out/a" || e.Path("/abs") != "/abs" || e.Path("-") != "-" || e.CPUs() != 3 {
+		t.Errorf("Path/CPUs: %q %q %q %d", e.Path("a"), e.Path("/abs"), e.Path("-"), e.CPUs())
+	}
+	if v, ok := e.Lookup("X"); v != "1" || !ok {
+		t.Errorf("Lookup(X) = %q %v", v, ok)
+	}
+	if _, ok := e.Lookup("Y"); ok {
+		t.Error("FromGetenv: an empty value is unset")
+	}
+}
