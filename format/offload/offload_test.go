@@ -211,6 +211,12 @@ func TestParseAllTrailing(t *testing.T) {
 	got, err := ParseAll(mixed, ReadOptions{})
 	require.NoError(t, err)
 	require.Len(t, got, 2)
+	// v3 binaries back to back with no padding (stepped by Size) still parse.
+	bare := v3[:le.Uint64(v3[8:])]
+	got, err = ParseAll(append(append([]byte{}, bare...), bare...), ReadOptions{})
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	assert.Equal(t, int64(len(bare)), got[1].Offset)
 }
 
 func TestRoundTripV2V3(t *testing.T) {

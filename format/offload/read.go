@@ -148,14 +148,31 @@ func ParseAll(buf []byte, opt ReadOptions) ([]*Binary, error) {
 		}
 		all = append(all, bins...)
 		next := off + uint64(n)
-		// v2/v3 binaries come only from newer LLVM main, which steps to the
-		// next binary at an 8-byte boundary; LLVM 22 (v1) does not.
-		if opt.Align8 || (len(rest) >= 8 && le.Uint32(rest[4:]) >= 2) {
+		if opt.Align8 {
 			next = binio.Align(next, 8)
+		} else if len(rest) >= 8 && le.Uint32(rest[4:]) >= 2 {
+			next = v2Step(buf, next)
 		}
 		off = next
 	}
 	return all, nil
+}
+
+// v2Step is where the binary after a v2/v3 one (newer LLVM main) starts
+// without ReadOptions.Align8: right after it, unless only zero padding up
+// to the 8-byte boundary follows (what a v3 writer leaves, at the end of a
+// raw package or before the next binary).
+func v2Step(buf []byte, next uint64) uint64 {
+	a := binio.Align(next, 8)
+	if a == next || a > uint64(len(buf)) {
+		return next
+	}
+	for _, c := range buf[next:a] {
+		if c != 0 {
+			return next
+		}
+	}
+	return a
 }
 
 func parseAt(buf []byte, base int64, maxInfl int64) (bins []*Binary, n int64, err error) {
