@@ -51,13 +51,7 @@ func twoTUs(c *config) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	srcs := map[string]string{
-		"a": "template <typename N, typename K>\n[[clang::sycl_kernel_entry_point(N)]] void kl(K k) { k(); }\nstruct KD; struct KI;\nint shared_helper(int x);\n" +
-			"void f(double *d, int *i) {\n  kl<KD>([=] { d[0] = d[1] * 2.5; });\n  kl<KI>([=] { i[0] = shared_helper(i[1]) + 1; });\n}\n",
-		"b": "template <typename N, typename K>\n[[clang::sycl_kernel_entry_point(N)]] void kl(K k) { k(); }\nstruct KB;\nint shared_helper(int x) { return x * 3; }\n" +
-			"void g(int *i) { kl<KB>([=] { i[0] = shared_helper(i[2]); }); }\n",
-	}
-	for n, src := range srcs {
+	for n, src := range twoTUSources {
 		if err := os.WriteFile(filepath.Join(dir, n+".cpp"), []byte(src), 0o644); err != nil {
 			return err
 		}
@@ -66,6 +60,49 @@ func twoTUs(c *config) error {
 		}
 	}
 	return nil
+}
+
+// twoTUSources are the two SYCL translation units of the 2-TU rows.
+var twoTUSources = map[string]string{
+	"a": "template <typename N, typename K>\n[[clang::sycl_kernel_entry_point(N)]] void kl(K k) { k(); }\nstruct KD; struct KI;\nint shared_helper(int x);\n" +
+		"void f(double *d, int *i) {\n  kl<KD>([=] { d[0] = d[1] * 2.5; });\n  kl<KI>([=] { i[0] = shared_helper(i[1]) + 1; });\n}\n",
+	"b": "template <typename N, typename K>\n[[clang::sycl_kernel_entry_point(N)]] void kl(K k) { k(); }\nstruct KB;\nint shared_helper(int x) { return x * 3; }\n" +
+		"void g(int *i) { kl<KB>([=] { i[0] = shared_helper(i[2]); }); }\n",
+}
+
+// syclProgram compiles the two translation units with clang++ -fsycl
+// (fat host objects holding SPIR-V device bitcode) and a host object that
+// stands for the SYCL runtime (the image registration functions, empty)
+// and holds main.
+func syclProgram(c *config) error {
+	dir := c.p("inproc", "2tu-fsycl")
+	if exists(filepath.Join(dir, "rt.o")) {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for n, src := range twoTUSources {
+		if err := os.WriteFile(filepath.Join(dir, n+".cpp"), []byte(src), 0o644); err != nil {
+			return err
+		}
+		if err := c.sh(dir, c.tool("clang++"), "-fsycl", "-O2", "-c", n+".cpp", "-o", n+".o"); err != nil {
+			return err
+		}
+	}
+	rt := "void __sycl_register_lib(void *d) { (void)d; }\nvoid __sycl_unregister_lib(void *d) { (void)d; }\nint main(void) { return 0; }\n"
+	if err := os.WriteFile(filepath.Join(dir, "rt.c"), []byte(rt), 0o644); err != nil {
+		return err
+	}
+	return c.sh(dir, c.tool("clang"), "-O2", "-c", "rt.c", "-o", "rt.o")
+}
+
+// syclLinkSide links the program with clang++ -fsycl; LLVM's directory
+// leads PATH because clang runs clang-sycl-linker by its bare name.
+func syclLinkSide(c *config, b []string, out string) side {
+	argv := []string{"env", "PATH=" + c.llvm + ":" + os.Getenv("PATH"), c.tool("clang++"), "-fsycl"}
+	argv = append(append(argv, b...), "a.o", "b.o", "rt.o", "-o", out)
+	return side{argv: argv, dir: c.p("inproc", "2tu-fsycl")}
 }
 
 func inprocCases() []benchCase {
@@ -112,6 +149,14 @@ func inprocCases() []benchCase {
 			target: fixed(target{maxWallRatio: 1.0, maxRSSRatio: 1.5, text: "≤ 1.0× wall, ≤ 1.5× RSS"}),
 			runs:   15,
 			method: "two clang 22 `-fsycl-is-device` translation units (three kernels, one fp64), linked, read and compiled to one SPIR-V image; ours in its helper process (RSS: the largest process of the tree).",
+		},
+		{
+			name: "the same through linker-wrapper via clang -B", issue: 15, refDesc: "clang++ -fsycl (LLVM's clang-linker-wrapper: clang --sycl-link, clang-sycl-linker)",
+			setup:  syclProgram,
+			ours:   func(c *config) side { return syclLinkSide(c, []string{"-B" + c.bin}, "app.ours") },
+			ref:    func(c *config) side { return syclLinkSide(c, nil, "app.ref") },
+			runs:   11,
+			method: "the two translation units of the row above compiled by `clang++ -fsycl -O2 -c` (fat host objects) and a host object with `main` and empty `__sycl_register_lib`/`__sycl_unregister_lib`, linked by `clang++ -fsycl a.o b.o rt.o` (one SPIR-V image, no split), the host link by `ld` included: `-B bin` picks up our `clang-linker-wrapper`, which links the SYCL device code in-process (libLLVM in its helper processes); LLVM's runs `clang --sycl-link`, which runs `clang-sycl-linker`. No target: report only.",
 		},
 		{
 			name: "in-process per-kernel split + SPIR-V codegen, 2000 kernels", issue: 15, refDesc: "llvm-split, then one llc per part (in parallel)",
