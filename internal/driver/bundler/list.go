@@ -5,6 +5,7 @@ import (
 	"crypto/md5"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash"
 	"os"
 
@@ -208,4 +209,52 @@ func (c *config) listCompressed(env *Env, in *input, blob []byte, base int64) (i
 		}
 	}
 	return ids, true, nil
+}
+
+func (c *config) list(env *Env, name string) error {
+	in, err := openInput(env, name)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	buf := in.data
+	var out bytes.Buffer
+	defer func() { env.Stdout.Write(out.Bytes()) }()
+	for pos := 0; pos < len(buf); {
+		rest := buf[pos:]
+		next := len(buf)
+		if bytes.HasPrefix(rest, bundle.CCOBMagic) && len(rest) >= 8 {
+			if hdr, err := bundle.ParseHeader(rest); err == nil {
+				next = pos + hdr.Len(rest)
+			}
+		}
+		if ids, ok, err := c.listCompressed(env, in, buf[pos:next], int64(pos)); err != nil {
+			return err
+		} else if ok {
+			for _, id := range ids {
+				fmt.Fprintln(&out, id)
+			}
+			if next <= pos {
+				break
+			}
+			pos = next
+			continue
+		}
+		data, _, err := c.decompressInput(env, buf[pos:next])
+		if err != nil {
+			return decompressError(name, int64(pos), err)
+		}
+		ids, err := c.listData(data)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			fmt.Fprintln(&out, id)
+		}
+		if next <= pos {
+			break
+		}
+		pos = next
+	}
+	return nil
 }
