@@ -13,9 +13,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
-const llvmBin = "/usr/lib/llvm-22/bin"
+const llvmBin = llvmtools.Dir
 
 func tool(t testing.TB, name string) string {
 	t.Helper()

@@ -13,9 +13,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
-const llvmBin = "/usr/lib/llvm-22/bin"
+const llvmBin = llvmtools.Dir
 
 // tool returns the path of an LLVM 22 tool (in llvmBin, else on PATH).
 // A missing tool fails the test: these checks must not pass by skipping.

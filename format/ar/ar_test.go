@@ -11,13 +11,14 @@ import (
 	"testing"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 var update = flag.Bool("update", false, "regenerate testdata fixtures with the LLVM oracle tools")
 
-const llvmBin = "/usr/lib/llvm-22/bin"
+const llvmBin = llvmtools.Dir
 
 func tool(t *testing.T, name string) string {
 	t.Helper()

@@ -19,9 +19,10 @@ import (
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/ar"
 	"github.com/offload-kit/offload-kit/format/bitcode"
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
-const llvmBin = "/usr/lib/llvm-22/bin"
+const llvmBin = llvmtools.Dir
 
 // archiveSymbols is the SymbolFunc a driver passes to ar.WriteGNUWith.
 func archiveSymbols(data []byte) ([]string, bool, error) {

@@ -10,9 +10,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
-const refBundler = "/usr/lib/llvm-22/bin/clang-offload-bundler"
+var refBundler = llvmtools.Path("clang-offload-bundler")
 
 // bundlerRun runs clang-offload-bundler 22.1.8 in dir; it returns stdout
 // and stderr.

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
 func read(t *testing.T, name string) []byte {
@@ -109,7 +110,7 @@ func tool(t *testing.T, name string, args ...string) string {
 	t.Helper()
 	path, err := exec.LookPath(name)
 	if err != nil {
-		path = filepath.Join("/usr/lib/llvm-22/bin", name)
+		path = filepath.Join(llvmtools.Dir, name)
 	}
 	out, err := exec.Command(path, args...).Output()
 	require.NoError(t, err, "%s %v", name, args)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
 func TestFindSynthetic(t *testing.T) {
@@ -103,7 +105,7 @@ func TestFindInClangObject(t *testing.T) {
 	}
 	clang, err := exec.LookPath("clang-22")
 	if err != nil {
-		if clang, err = exec.LookPath("/usr/lib/llvm-22/bin/clang"); err != nil {
+		if clang, err = exec.LookPath(llvmtools.Path("clang")); err != nil {
 			t.Skip("clang-22 not found")
 		}
 	}

@@ -12,23 +12,21 @@ import (
 	"testing"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-const llvmBin = "/usr/lib/llvm-22/bin"
+const llvmBin = llvmtools.Dir
 
-// oracle returns the path of an LLVM 22 tool or skips the test.
+// oracle returns the path of an LLVM 22 tool (-short skips the test; a
+// missing tool fails it).
 func oracle(t testing.TB, name string) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("oracle tests skipped in -short mode")
 	}
-	p := filepath.Join(llvmBin, name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s not installed", p)
-	}
-	return p
+	return llvmtools.Tool(t, name)
 }
 
 // packageGo is what llvm-offload-binary -o X --image=... writes, computed

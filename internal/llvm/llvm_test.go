@@ -11,12 +11,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
 // The oracle: LLVM 22's tools (scripts/install-deps.sh installs llvm-22
 // and libllvm22, whose libLLVM.so.22.1 the dynamic loader finds).
 const (
-	llvmBin = "/usr/lib/llvm-22/bin"
+	llvmBin = llvmtools.Dir
 	soname  = "libLLVM.so.22.1"
 )
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/format/ar"
 	"github.com/offload-kit/offload-kit/internal/run"
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
 // This test binary serves as its own helper.
@@ -26,7 +27,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-const llvmBin = "/usr/lib/llvm-22/bin"
+const llvmBin = llvmtools.Dir
 
 func tool(t *testing.T, name string, args ...string) []byte {
 	t.Helper()

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
 // sample builds a small object exercising every feature of the writer.
@@ -185,7 +186,7 @@ func TestReadelfAccepts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("external tool")
 	}
-	readelf, err := exec.LookPath("/usr/lib/llvm-22/bin/llvm-readelf")
+	readelf, err := exec.LookPath(llvmtools.Path("llvm-readelf"))
 	if err != nil {
 		t.Skip("llvm-readelf not found")
 	}

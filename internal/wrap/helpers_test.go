@@ -11,11 +11,13 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
-const llvmBin = "/usr/lib/llvm-22/bin"
+const llvmBin = llvmtools.Dir
 
 const hostTriple = "x86_64-unknown-linux-gnu"
 
