@@ -17,6 +17,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/offload-kit/offload-kit/bench/kernelgen"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -161,7 +162,7 @@ func runChild(bc, llvm string, jobs int, modulesOnly bool) error {
 	}
 	o.Jobs = jobs
 	o.NoPropFiles, o.NoSymFiles = modulesOnly, modulesOnly
-	env := &sycllink.Env{Stdout: os.Stdout, Stderr: os.Stderr, Runner: run.Exec{}, ToolDirs: []string{llvm}, PathList: os.Getenv("PATH")}
+	env := &sycllink.Env{Env: driverenv.Env{Stdout: os.Stdout, Stderr: os.Stderr}, Runner: run.Exec{}, ToolDirs: []string{llvm}, PathList: os.Getenv("PATH")}
 	if err := sycllink.Run(context.Background(), o, env); err != nil {
 		return err
 	}

@@ -7,16 +7,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/offload-kit/offload-kit/internal/cli"
 	"github.com/offload-kit/offload-kit/internal/driver/linkwrap"
 	"github.com/offload-kit/offload-kit/internal/driverenv"
+	"github.com/offload-kit/offload-kit/internal/llvmpool"
 	"github.com/offload-kit/offload-kit/internal/run"
 )
 
@@ -68,19 +67,9 @@ func newRootCmd(runF runFunc) *cobra.Command {
 				linkwrap.WriteVersion(cmd.OutOrStdout(), prog)
 				return nil
 			}
-			parent, ppid := cli.Parent()
 			env := linkwrap.Env{
-				Stdout:    cmd.OutOrStdout(),
-				Stderr:    cmd.ErrOrStderr(),
-				Getenv:    os.Getenv,
-				ExeDir:    cli.ExeDir(),
-				Parent:    parent,
-				ParentPID: ppid,
-				Layouts:   run.DefaultLayouts(),
-				CUDADirs:  []string{"/usr/local/cuda/bin"},
-				NumCPU:    runtime.NumCPU(),
-				Now:       time.Now,
-				Prog:      prog,
+				Env:      cli.ProcessEnv(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), prog),
+				CUDADirs: []string{"/usr/local/cuda/bin"},
 			}
 			if err := runF(cmd.Context(), opts, env); err != nil {
 				return explain(cmd.ErrOrStderr(), prog, err)
@@ -130,6 +119,18 @@ func applyEnv(opts *linkwrap.Options, getenv func(string) string) error {
 		opts.Summary = true
 	}
 	return nil
+}
+
+// realMain is main without os.Exit, so tests can call it; main.go only
+// calls it. A helper process of this tool serves in-process LLVM (SYCL
+// links); otherwise execute runs the wrapper (cli.Main: SIGINT and SIGTERM
+// exit 130 and 143).
+func realMain(argv0 string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	argv := append([]string{argv0}, args...)
+	if llvmpool.IsHelper(argv) {
+		return llvmpool.Serve(argv, stdin, stdout)
+	}
+	return execute(newRootCmd(nil), argv, stdout, stderr)
 }
 
 // execute runs cmd with argv (argv[0] included) through cli.Main and

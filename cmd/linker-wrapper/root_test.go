@@ -44,8 +44,8 @@ func TestFlagsReachTheDriver(t *testing.T) {
 	assert.Equal(t, []string{"-x"}, o.MLLVM)
 	assert.Equal(t, []string{"gfx90a", "gfx942"}, o.ShouldExtract)
 	assert.Equal(t, []string{"amdgcn-amd-amdhsa=-v"}, o.DeviceLinker)
-	assert.Equal(t, "linker-wrapper", env.Prog)
-	assert.True(t, env.NumCPU > 0 && env.Getenv != nil)
+	assert.Equal(t, "linker-wrapper", env.Tool)
+	assert.True(t, env.NumCPU > 0 && env.LookupEnv != nil)
 }
 
 func TestResponseFile(t *testing.T) {
@@ -65,7 +65,7 @@ func TestResponseFile(t *testing.T) {
 
 func TestPersonality(t *testing.T) {
 	_, env, _, _, _ := capture(t, "/tmp/x/clang-linker-wrapper", "--linker-path=/bin/true")
-	assert.Equal(t, "clang-linker-wrapper", env.Prog)
+	assert.Equal(t, "clang-linker-wrapper", env.Tool)
 	_, _, _, stderr, code := capture(t, "/tmp/x/clang-linker-wrapper", "--wrapper-jobs=0")
 	assert.Equal(t, 1, code)
 	assert.Equal(t, "clang-linker-wrapper: error: --wrapper-jobs=0: expected a positive integer or 'jobserver', got '0'\n", stderr)

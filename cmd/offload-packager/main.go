@@ -5,4 +5,4 @@ package main
 
 import "os"
 
-func main() { os.Exit(run(os.Args[0], os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() { os.Exit(realMain(os.Args[0], os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

@@ -33,9 +33,10 @@ func personality(argv0 string) string {
 	return ""
 }
 
-// run is main without os.Exit, so tests can call it. SIGINT and SIGTERM
-// clean up and exit 130 and 143 (cli.WithSignals).
-func run(argv0 string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// realMain is main without os.Exit, so tests can call it; every command's
+// main.go only calls its realMain. SIGINT and SIGTERM clean up and exit
+// 130 and 143 (cli.WithSignals).
+func realMain(argv0 string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return cli.WithSignals(func(ctx context.Context) int { return runCtx(ctx, argv0, args, stdin, stdout, stderr) })
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/internal/cli"
 	"github.com/offload-kit/offload-kit/internal/driver/packager"
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 	"github.com/offload-kit/offload-kit/internal/version"
 )
 
@@ -133,11 +134,11 @@ func TestPersonality(t *testing.T) {
 
 func TestRunPersonalityMessages(t *testing.T) {
 	var out, errb bytes.Buffer
-	code := run("/opt/x/llvm-offload-binary", []string{"a", "b"}, strings.NewReader(""), &out, &errb)
+	code := realMain("/opt/x/llvm-offload-binary", []string{"a", "b"}, strings.NewReader(""), &out, &errb)
 	assert.Equal(t, 1, code)
 	assert.Equal(t, "llvm-offload-binary: Too many positional arguments specified!\nCan specify at most 1 positional arguments: See: /opt/x/llvm-offload-binary --help\n", errb.String())
 	errb.Reset()
-	code = run("offload-packager", []string{"extract", "/nonexistent/x.o"}, strings.NewReader(""), &out, &errb)
+	code = realMain("offload-packager", []string{"extract", "/nonexistent/x.o"}, strings.NewReader(""), &out, &errb)
 	assert.Equal(t, 1, code)
 	assert.Equal(t, "offload-packager: error: '/nonexistent/x.o': No such file or directory\n", errb.String())
 }
@@ -202,7 +203,7 @@ func TestCreateOnlyCreates(t *testing.T) {
 	t.Chdir(dir)
 	var out, errb bytes.Buffer
 	require.NoError(t, os.WriteFile("pkg.out", []byte("x"), 0o644))
-	assert.Equal(t, 1, run("offload-packager", []string{"create", "pkg.out"}, strings.NewReader(""), &out, &errb))
+	assert.Equal(t, 1, realMain("offload-packager", []string{"create", "pkg.out"}, strings.NewReader(""), &out, &errb))
 	assert.Equal(t, "offload-packager: error: create: unexpected input file 'pkg.out': create only packages (-o OUTPUT --image=file=F,triple=T,...); to extract, use 'offload-packager extract pkg.out'\n", errb.String())
 	ents, _ := os.ReadDir(dir)
 	assert.Len(t, ents, 1, "nothing extracted")
@@ -231,7 +232,7 @@ func TestOneDashLongOptions(t *testing.T) {
 		assert.NoError(t, err, args)
 	}
 	var out, errb bytes.Buffer
-	assert.Equal(t, 1, run("offload-packager", []string{"dump", "-all", "a.o"}, strings.NewReader(""), &out, &errb))
+	assert.Equal(t, 1, realMain("offload-packager", []string{"dump", "-all", "a.o"}, strings.NewReader(""), &out, &errb))
 	assert.Equal(t, "offload-packager: error: unknown shorthand flag 'a' in -all; did you mean --all?\n", errb.String())
 }
 
@@ -244,13 +245,13 @@ func TestVersionEverywhere(t *testing.T) {
 		{"create", "--version"}, {"bundle", "--version"}, {"-o", "x", "--version"}, {"in.pkg", "-version"},
 	} {
 		var out, errb bytes.Buffer
-		code := run("offload-packager", args, strings.NewReader(""), &out, &errb)
+		code := realMain("offload-packager", args, strings.NewReader(""), &out, &errb)
 		assert.Equal(t, 0, code, "%q: %s", args, errb.String())
 		assert.Equal(t, line, out.String(), "%q", args)
 	}
 	for _, argv0 := range []string{"/usr/bin/llvm-offload-binary", "clang-offload-packager", "bin/clang-offload-bundler"} {
 		var out, errb bytes.Buffer
-		assert.Equal(t, 0, run(argv0, []string{"--version"}, strings.NewReader(""), &out, &errb))
+		assert.Equal(t, 0, realMain(argv0, []string{"--version"}, strings.NewReader(""), &out, &errb))
 		assert.Equal(t, version.Line(cli.Stem(argv0))+"\n", out.String())
 	}
 }
@@ -285,7 +286,7 @@ func TestVersionInjected(t *testing.T) {
 
 // llvmBin holds the LLVM 22 tools the differential tests compare with
 // (scripts/install-deps.sh installs them).
-const llvmBin = "/usr/lib/llvm-22/bin"
+const llvmBin = llvmtools.Dir
 
 // execIn runs an LLVM tool in dir.
 func execIn(t *testing.T, dir, tool string, args ...string) (stdout, stderr string, code int) {
@@ -310,7 +311,7 @@ func runIn(t *testing.T, dir, argv0 string, args ...string) (stdout, stderr stri
 	t.Helper()
 	t.Chdir(dir)
 	var out, errb bytes.Buffer
-	code = run(argv0, args, strings.NewReader(""), &out, &errb)
+	code = realMain(argv0, args, strings.NewReader(""), &out, &errb)
 	return out.String(), errb.String(), code
 }
 

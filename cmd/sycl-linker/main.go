@@ -3,17 +3,6 @@
 // writes property sets, symbol tables and tables, and generates SPIR-V.
 package main
 
-import (
-	"os"
+import "os"
 
-	"github.com/offload-kit/offload-kit/internal/llvmpool"
-)
-
-func main() {
-	if llvmpool.IsHelper(os.Args) { // one of this tool's in-process LLVM helpers
-		os.Exit(llvmpool.Serve(os.Args, os.Stdin, os.Stdout))
-	}
-	// the helper's start and libLLVM load overlap this process's own
-	llvmpool.Prespawn(os.Getenv("OFFLOAD_KIT_LLVM"))
-	os.Exit(runMain(os.Args[1:], os.Getenv("PATH"), os.Stdout, os.Stderr))
-}
+func main() { os.Exit(realMain(os.Args[0], os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

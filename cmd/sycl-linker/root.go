@@ -45,14 +45,27 @@ func toolchain(path string, getenv func(string) string) *run.Toolchain {
 	return t
 }
 
-// runMain is main without os.Exit, so tests can call it.
+// realMain is main without os.Exit, so tests can call it; main.go only
+// calls it. A helper process of this tool serves in-process LLVM;
+// otherwise the helper is started early, so its start and libLLVM load
+// overlap this process's own, and runMain runs the tool (cli.Main:
+// SIGINT and SIGTERM exit 130 and 143).
+func realMain(argv0 string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if argv := append([]string{argv0}, args...); llvmpool.IsHelper(argv) { // one of this tool's in-process LLVM helpers
+		return llvmpool.Serve(argv, stdin, stdout)
+	}
+	llvmpool.Prespawn(os.Getenv("OFFLOAD_KIT_LLVM"))
+	return runMain(args, os.Getenv("PATH"), stdout, stderr)
+}
+
+// runMain runs the tool with the given PATH.
 func runMain(args []string, path string, stdout, stderr io.Writer) int {
 	tools := toolchain(path, os.Getenv)
 	// LLVM in-process (helper processes of this executable) unless
 	// $OFFLOAD_KIT_LLVM=process; $OFFLOAD_KIT_LLVM=<path> names the libLLVM
 	llvm := llvmpool.New(llvmpool.Config{Mode: os.Getenv("OFFLOAD_KIT_LLVM"), Tools: tools})
 	defer llvm.Close()
-	env := &sycllink.Env{Stdout: stdout, Stderr: stderr, Runner: run.Exec{}, Tools: tools, LLVM: llvm}
+	env := &sycllink.Env{Env: cli.ProcessEnv(nil, stdout, stderr, tool), Runner: run.Exec{}, Tools: tools, LLVM: llvm}
 	root := newRootCmd(env, nil)
 	root.SetOut(stdout)
 	return cli.Main(root, tool, args, stderr)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +19,7 @@ func parse(t *testing.T, args ...string) (*sycllink.Options, string, error) {
 	t.Helper()
 	var got *sycllink.Options
 	var out, errb bytes.Buffer
-	root := newRootCmd(&sycllink.Env{Stdout: &out, Stderr: &errb}, func(o *sycllink.Options) error { got = o; return nil })
+	root := newRootCmd(&sycllink.Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb}}, func(o *sycllink.Options) error { got = o; return nil })
 	root.SetOut(&out)
 	root.SetArgs(args)
 	err := root.Execute()

@@ -3,6 +3,7 @@ package sycldev
 import (
 	"bytes"
 	"context"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,7 +36,7 @@ func runLinker(t *testing.T, args ...string) (string, error) {
 	o, err := ParseArgs(args)
 	require.NoError(t, err)
 	var out, errb bytes.Buffer
-	env := &Env{Stdout: &out, Stderr: &errb, Runner: run.Exec{}, ToolDirs: []string{llvmBin}, CPUs: 2}
+	env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2}, Runner: run.Exec{}, ToolDirs: []string{llvmBin}}
 	err = Run(context.Background(), o, env)
 	return errb.String(), err
 }
@@ -108,7 +109,7 @@ func TestLinkESIMD(t *testing.T) {
 	o, err := ParseArgs([]string{"--triple=spirv64", "-o", filepath.Join(dir, "dev.out"), fixture(t, dir, "esimd", "")})
 	require.NoError(t, err)
 	var out, errb bytes.Buffer
-	env := &Env{Stdout: &out, Stderr: &errb, Runner: run.Exec{}, ToolDirs: []string{llvmBin}, CPUs: 2}
+	env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2}, Runner: run.Exec{}, ToolDirs: []string{llvmBin}}
 	imgs, err := Link(context.Background(), o, env)
 	require.NoError(t, err, errb.String())
 	require.Len(t, imgs, 2)

@@ -15,9 +15,9 @@ import (
 	"github.com/offload-kit/offload-kit/elfembed"
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"github.com/offload-kit/offload-kit/internal/llvmpool"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
-	"github.com/offload-kit/offload-kit/internal/phase"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/workdir"
 	"github.com/offload-kit/offload-kit/split"
@@ -25,7 +25,9 @@ import (
 
 // Env is what the driver may touch outside its options.
 type Env struct {
-	Stdout, Stderr io.Writer
+	// Env: Stdout, Stderr, NumCPU (the default for -j; runtime.NumCPU
+	// when 0) and Phases (the -v summary; nil records nothing).
+	driverenv.Env
 	// Runner runs the LLVM tools (llvm-link, llvm-dis, llvm-as, llc,
 	// spirv-val) and the AOT compilers (ocloc, opencl-aot).
 	Runner run.Runner
@@ -37,10 +39,6 @@ type Env struct {
 	PathList string
 	// TempRoot is the parent of the private temporary directory.
 	TempRoot string
-	// CPUs is the default for -j (runtime.NumCPU when 0).
-	CPUs int
-	// Phases times the run for the -v summary; nil records nothing.
-	Phases *phase.Timer
 	// LLVM runs the LLVM steps in-process (inproc.go) when it can serve;
 	// nil, or a pool that cannot start, means LLVM's programs run as child
 	// processes. The caller closes it.
@@ -529,7 +527,7 @@ func (d *driver) jobs() int {
 	if d.o.Jobs > 0 {
 		return d.o.Jobs
 	}
-	n := d.env.CPUs
+	n := d.env.NumCPU
 	if n <= 0 {
 		n = runtime.NumCPU()
 	}

@@ -3,6 +3,7 @@ package sycldev
 import (
 	"bytes"
 	"context"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,9 +14,10 @@ import (
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/offload"
 	"github.com/offload-kit/offload-kit/internal/run"
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
-const llvmBin = "/usr/lib/llvm-22/bin"
+const llvmBin = llvmtools.Dir
 
 // needTools fails the test when an LLVM 22 tool is missing (these checks
 // must not pass by skipping); only -short skips it.
@@ -56,7 +58,7 @@ func TestLinkImages(t *testing.T) {
 	}), errb.String())
 	o, err := ParseArgs([]string{"--triple=spirv64", "--module-split-mode=kernel", "-o", filepath.Join(dir, "dev.out"), bc})
 	require.NoError(t, err)
-	env := &Env{Stdout: &out, Stderr: &errb, Runner: run.Exec{}, ToolDirs: []string{llvmBin}, CPUs: 2}
+	env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2}, Runner: run.Exec{}, ToolDirs: []string{llvmBin}}
 	imgs, err := Link(context.Background(), o, env)
 	require.NoError(t, err, errb.String())
 	require.Len(t, imgs, 2)

@@ -143,7 +143,7 @@ func (d *driver) hipFatbin(imgs []linkedImage) (string, []byte, error) {
 		}
 	}
 	if d.opt.Verbose || d.opt.DryRun {
-		fmt.Fprintf(d.env.Stderr, "%s: note: bundling %d HIP image(s) in-process into %s (clang-offload-bundler format, 4096-byte alignment)\n", d.env.Prog, len(imgs), out)
+		fmt.Fprintf(d.env.Stderr, "%s: note: bundling %d HIP image(s) in-process into %s (clang-offload-bundler format, 4096-byte alignment)\n", d.env.Tool, len(imgs), out)
 	}
 	if err := workdir.WriteNew(out, fb); err != nil {
 		return "", nil, err

@@ -18,48 +18,34 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/offload"
 	"github.com/offload-kit/offload-kit/internal/binio"
 	"github.com/offload-kit/offload-kit/internal/cache"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/workdir"
 	"github.com/offload-kit/offload-kit/internal/wrap"
 )
 
-// Env is everything the driver may touch outside its Options.
+// Env is everything the driver may touch outside its Options: the one
+// driver environment (LookupEnv reads PATH, MAKEFLAGS, CUDA_PATH,
+// OFFLOAD_KIT_CLANG, OFFLOAD_KIT_LLVM_DIR, ...; ExeDir, Parent and Layouts
+// are where tools.go looks; NumCPU is the default device-link
+// parallelism; Now the clock for --wrapper-time-trace, nil disabling
+// timing; Tool prefixes warnings, "linker-wrapper" or
+// "clang-linker-wrapper") and what only the wrapper has.
 type Env struct {
-	Stdout, Stderr io.Writer
+	driverenv.Env
 	// Runner runs child processes; nil means run.Exec{}.
 	Runner run.Runner
 	// Work hands out temporary names; nil means one is made from Options
 	// (saved temporaries go to the output's directory).
 	Work *workdir.Dir
-	// Getenv reads the environment (PATH, MAKEFLAGS, CUDA_PATH,
-	// OFFLOAD_KIT_CLANG, OFFLOAD_KIT_LLVM_DIR, ...); nil means an empty
-	// environment.
-	Getenv func(string) string
-	// ExeDir is the directory of the running wrapper (tools.go).
-	ExeDir string
-	// Parent is the executable of the process that started the wrapper
-	// (from /proc/<ppid>/exe) and ParentPID its process id: when it is a
-	// clang driver, it is the clang running this link (tools.go).
-	Parent    string
-	ParentPID int
-	// Layouts are fmt patterns of versioned LLVM bin directories
-	// (run.DefaultLayouts: /usr/lib/llvm-%d/bin, ...).
-	Layouts []string
 	// CUDADirs are searched for ptxas, nvlink and fatbinary after
 	// --cuda-path and $CUDA_PATH, before PATH (/usr/local/cuda/bin).
 	CUDADirs []string
-	// NumCPU is the default device-link parallelism.
-	NumCPU int
-	// Now is the clock for --wrapper-time-trace; nil disables timing.
-	Now func() time.Time
-	// Prog prefixes warnings ("linker-wrapper" or "clang-linker-wrapper").
-	Prog string
 }
 
 // ToolError is a required program that could not be found.
@@ -96,19 +82,14 @@ type driver struct {
 	inputMajor int            // LLVM release that produced the inputs (0: unknown)
 }
 
-func (d *driver) getenv(k string) string {
-	if d.env.Getenv == nil {
-		return ""
-	}
-	return d.env.Getenv(k)
-}
+func (d *driver) getenv(k string) string { return d.env.Getenv(k) }
 
 func (d *driver) warnf(format string, args ...any) {
-	fmt.Fprintf(d.env.Stderr, "%s: warning: %s\n", d.env.Prog, fmt.Sprintf(format, args...))
+	fmt.Fprintf(d.env.Stderr, "%s: warning: %s\n", d.env.Tool, fmt.Sprintf(format, args...))
 }
 
 func (d *driver) notef(format string, args ...any) {
-	fmt.Fprintf(d.env.Stderr, "%s: note: %s\n", d.env.Prog, fmt.Sprintf(format, args...))
+	fmt.Fprintf(d.env.Stderr, "%s: note: %s\n", d.env.Tool, fmt.Sprintf(format, args...))
 }
 
 // DefaultHostTriple is used without --host-triple (LLVM uses the default
@@ -123,8 +104,8 @@ func Run(ctx context.Context, opt *Options, env Env) (err error) {
 	if env.Stdout == nil {
 		env.Stdout = io.Discard
 	}
-	if env.Prog == "" {
-		env.Prog = "linker-wrapper"
+	if env.Tool == "" {
+		env.Tool = "linker-wrapper"
 	}
 	if opt.LinkerPath == "" {
 		return errors.New("linker path missing, must pass 'linker-path'")
@@ -163,7 +144,7 @@ func Run(ctx context.Context, opt *Options, env Env) (err error) {
 	endTotal()
 	end()
 	if opt.Summary {
-		d.sum.print(env.Stderr, env.Prog, d.cache)
+		d.sum.print(env.Stderr, env.Tool, d.cache)
 	}
 	if opt.TimeTrace != "" && err == nil {
 		err = workdir.WriteAtomic(opt.TimeTrace, 0o644, d.trace.write)

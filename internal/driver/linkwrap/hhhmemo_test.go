@@ -3,6 +3,7 @@ package linkwrap
 import (
 	"bytes"
 	"context"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,8 +56,8 @@ func TestDeviceLinkCacheHashHashHashMemo(t *testing.T) {
 		var fake run.Fake
 		fake.Handler = handler
 		var stderr bytes.Buffer
-		err = Run(context.Background(), opts, Env{Stderr: &stderr, Runner: &fake, NumCPU: 2, Now: time.Now,
-			Getenv: func(k string) string { return env[k] }})
+		err = Run(context.Background(), opts, Env{Runner: &fake, Env: driverenv.Env{Stderr: &stderr, NumCPU: 2, Now: time.Now,
+			LookupEnv: driverenv.FromGetenv(func(k string) string { return env[k] })}})
 		require.NoError(t, err, stderr.String())
 		return stderr.String()
 	}

@@ -3,6 +3,7 @@ package linkwrap
 import (
 	"bytes"
 	"context"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"os"
 	"path/filepath"
 	"testing"
@@ -24,7 +25,7 @@ func TestHIPFatbinInProcess(t *testing.T) {
 		{key: groupKey{"amdgcn-amd-amdhsa", "gfx90a"}, kind: format.OfkHIP, data: []byte("AAAA"), path: filepath.Join(dir, "g1.img")},
 	}
 	d := &driver{opt: &Options{}, exe: filepath.Join(dir, "app"), work: workdir.New(workdir.Options{SaveTemps: true, KeepDir: dir}),
-		env: Env{Stderr: &bytes.Buffer{}}}
+		env: Env{Env: driverenv.Env{Stderr: &bytes.Buffer{}}}}
 	path, fb, err := d.hipFatbin(imgs)
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(dir, "app.hipfb"), path)
@@ -55,7 +56,7 @@ func TestHIPFatbinInProcess(t *testing.T) {
 func TestHIPFatbinCompressed(t *testing.T) {
 	dir := t.TempDir()
 	d := &driver{opt: &Options{Compress: true, CompressionLevel: "9"}, exe: filepath.Join(dir, "app"),
-		work: workdir.New(workdir.Options{SaveTemps: true, KeepDir: dir}), env: Env{Stderr: &bytes.Buffer{}}}
+		work: workdir.New(workdir.Options{SaveTemps: true, KeepDir: dir}), env: Env{Env: driverenv.Env{Stderr: &bytes.Buffer{}}}}
 	_, fb, err := d.hipFatbin([]linkedImage{{key: groupKey{"amdgcn-amd-amdhsa", "gfx90a"}, kind: format.OfkHIP, data: bytes.Repeat([]byte("A"), 5000)}})
 	require.NoError(t, err)
 	assert.Equal(t, "CCOB", string(fb[:4]))

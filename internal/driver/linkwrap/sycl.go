@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"strings"
 
 	"github.com/offload-kit/offload-kit/format"
@@ -106,12 +107,14 @@ func (d *driver) syclLink(ctx context.Context, j *linkJob) error {
 	llvm := llvmpool.New(llvmpool.Config{Mode: d.getenv("OFFLOAD_KIT_LLVM"), Tools: d.toolchain(), Runner: runner, Helpers: d.env.NumCPU})
 	defer llvm.Close()
 	env := &sycldev.Env{
-		Stdout: d.env.Stderr, // --print-linked-module: the wrapper's stdout belongs to the host link
-		Stderr: d.env.Stderr,
+		Env: driverenv.Env{
+			Stdout: d.env.Stderr, // --print-linked-module: the wrapper's stdout belongs to the host link
+			Stderr: d.env.Stderr,
+			NumCPU: d.env.NumCPU,
+		},
 		Runner: runner,
 		// llvm-link, llvm-dis, llc, ...: from the link's LLVM (tools.go)
 		Tools: d.toolchain(),
-		CPUs:  d.env.NumCPU,
 		LLVM:  llvm,
 	}
 	end := d.trace.beginOn(j.trace, "", j.g.key.triple+" "+j.g.key.arch)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -90,13 +91,13 @@ func (m *fakeMachine) driver(t *testing.T, c lookupCase) (*driver, *bytes.Buffer
 	opts, err := ParseArgs(append([]string{"--linker-path=/usr/bin/ld", "--wrapper-verbose"}, c.args...))
 	require.NoError(t, err)
 	var stderr bytes.Buffer
-	env := Env{Stderr: &stderr, Prog: "linker-wrapper", Layouts: []string{m.p("llvm-%d/bin")}, CUDADirs: []string{m.p("cuda-usr/bin")},
-		Getenv: func(k string) string {
+	env := Env{CUDADirs: []string{m.p("cuda-usr/bin")}, Env: driverenv.Env{Stderr: &stderr, Tool: "linker-wrapper", Layouts: []string{m.p("llvm-%d/bin")},
+		LookupEnv: driverenv.FromGetenv(func(k string) string {
 			if k == "PATH" && c.env[k] != "" {
 				return m.pathList(strings.Split(c.env[k], ":")...)
 			}
 			return c.env[k]
-		}}
+		})}}
 	if c.parent != "" {
 		env.Parent, env.ParentPID = m.abs(c.parent), 4242
 	}
@@ -257,14 +258,14 @@ func TestDryRunShowsToolChoice(t *testing.T) {
 			require.NoError(t, err)
 			var stderr bytes.Buffer
 			fake := &run.Fake{Handler: touchOutput}
-			err = Run(context.Background(), opts, Env{Stderr: &stderr, Runner: fake, NumCPU: 1, Prog: "clang-linker-wrapper",
+			err = Run(context.Background(), opts, Env{Runner: fake, Env: driverenv.Env{Stderr: &stderr, NumCPU: 1, Tool: "clang-linker-wrapper",
 				Parent: m.p("llvm-22/bin/clang"), ParentPID: 4242, Layouts: []string{m.p("llvm-%d/bin")},
-				Getenv: func(k string) string {
+				LookupEnv: driverenv.FromGetenv(func(k string) string {
 					if k == "PATH" {
 						return m.pathList("broken", "usrbin")
 					}
 					return ""
-				}})
+				})}})
 			require.NoError(t, err, stderr.String())
 			clang := m.p("llvm-22/bin/clang")
 			assert.Contains(t, stderr.String(), "clang-linker-wrapper: note: clang: using "+clang+" (the clang that invoked this link (pid 4242))\n")
@@ -307,14 +308,14 @@ int main(void) {
 		opts, err := ParseArgs([]string{"--dry-run", "--linker-path=/usr/bin/ld", "-o", dir + "/app", filepath.Join(dir, c.input)})
 		require.NoError(t, err)
 		var stderr bytes.Buffer
-		err = Run(context.Background(), opts, Env{Stderr: &stderr, Runner: &run.Fake{}, NumCPU: 1, Prog: "linker-wrapper",
+		err = Run(context.Background(), opts, Env{Runner: &run.Fake{}, Env: driverenv.Env{Stderr: &stderr, NumCPU: 1, Tool: "linker-wrapper",
 			Parent: "/usr/bin/make", Layouts: []string{m.p("llvm-%d/bin")},
-			Getenv: func(k string) string {
+			LookupEnv: driverenv.FromGetenv(func(k string) string {
 				if k == "PATH" {
 					return m.pathList("broken")
 				}
 				return ""
-			}})
+			})}})
 		require.NoError(t, err, stderr.String())
 		assert.Contains(t, stderr.String(), "linker-wrapper: note: clang: using "+m.p(c.want)+" ("+c.why+" ("+m.p(c.want[:strings.LastIndex(c.want, "/")])+"))\n", c.input)
 	}

@@ -3,6 +3,7 @@ package sycllink
 import (
 	"bytes"
 	"context"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,11 +14,12 @@ import (
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/offload"
 	"github.com/offload-kit/offload-kit/internal/run"
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-const llvmBin = "/usr/lib/llvm-22/bin"
+const llvmBin = llvmtools.Dir
 
 func needTools(t *testing.T, names ...string) {
 	t.Helper()
@@ -75,7 +77,7 @@ func compile(t *testing.T, dir, name, src string) string {
 
 func testEnv() (*Env, *bytes.Buffer, *bytes.Buffer) {
 	var out, errb bytes.Buffer
-	return &Env{Stdout: &out, Stderr: &errb, Runner: run.Exec{}, ToolDirs: []string{llvmBin}, PathList: os.Getenv("PATH"), CPUs: 2}, &out, &errb
+	return &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2}, Runner: run.Exec{}, ToolDirs: []string{llvmBin}, PathList: os.Getenv("PATH")}, &out, &errb
 }
 
 func link(t *testing.T, args ...string) (error, string) {
