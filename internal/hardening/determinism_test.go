@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
 // detCase is one command whose outputs must not depend on the working
@@ -33,7 +35,7 @@ type detCase struct {
 	outDir string
 }
 
-const llvmBin = "/usr/lib/llvm-22/bin"
+const llvmBin = llvmtools.Dir
 
 func copyFixture(t *testing.T, dir, rel, name string) {
 	t.Helper()

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/offload-kit/offload-kit/format/bundle"
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
 // librocrand is Debian's librocrand1 (scripts/install-deps.sh): a real
@@ -26,7 +27,7 @@ func rocrandObjects(t *testing.T) (ids []string, objs map[string][]byte) {
 	t.Helper()
 	dir := t.TempDir()
 	fat := filepath.Join(dir, "fatbin")
-	out, err := exec.Command("/usr/lib/llvm-22/bin/llvm-objcopy", "--dump-section=.hip_fatbin="+fat, librocrand, filepath.Join(dir, "stripped")).CombinedOutput()
+	out, err := exec.Command(llvmtools.Path("llvm-objcopy"), "--dump-section=.hip_fatbin="+fat, librocrand, filepath.Join(dir, "stripped")).CombinedOutput()
 	require.NoError(t, err, "%s (scripts/install-deps.sh installs librocrand1)", out)
 	data, err := os.ReadFile(fat)
 	require.NoError(t, err)

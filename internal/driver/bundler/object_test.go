@@ -10,9 +10,11 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
-const clang = "/usr/lib/llvm-22/bin/clang"
+var clang = llvmtools.Path("clang")
 
 func makeHostObject(t *testing.T, dir string) {
 	t.Helper()
@@ -44,7 +46,7 @@ func TestObjectBundle(t *testing.T) {
 		t.Errorf("object bundles differ; first difference at %d", firstDiff(read(t, dir, "theirs.o"), read(t, dir, "ours.o")))
 	}
 	readelf := func(name string) string {
-		cmd := exec.Command("/usr/lib/llvm-22/bin/llvm-readelf", "-S", "-s", name)
+		cmd := exec.Command(llvmtools.Path("llvm-readelf"), "-S", "-s", name)
 		cmd.Dir = dir
 		out, err := cmd.Output()
 		if err != nil {
@@ -150,7 +152,7 @@ func TestArchiveUnbundle(t *testing.T) {
 	mk("m1.o", "-type=o", "-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a,hip-amdgcn-amd-amdhsa--gfx908:xnack+", "-input=host.o", "-input=a.bin", "-input=b.bin")
 	mk("m2.o", "-type=o", "-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a,openmp-nvptx64-nvidia-cuda-sm_70", "-input=host.o", "-input=b.bin", "-input=a.bin")
 	mk("m3.o", "-type=o", "-targets=hip-amdgcn-amd-amdhsa--gfx90a:xnack-,hip-amdgcn-amd-amdhsa--gfx1030", "-input=a.bin", "-input=b.bin", "-compress")
-	cmd := exec.Command("/usr/lib/llvm-22/bin/llvm-ar", "rc", "lib.a", "m1.o", "m2.o", "m3.o")
+	cmd := exec.Command(llvmtools.Path("llvm-ar"), "rc", "lib.a", "m1.o", "m2.o", "m3.o")
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Skipf("llvm-ar: %v %s", err, out)

@@ -8,19 +8,17 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
 // llvmBin is where Debian's LLVM 22 packages put the oracle tools
 // (make deps installs them).
-const llvmBin = "/usr/lib/llvm-22/bin"
+const llvmBin = llvmtools.Dir
 
 func oracle(t testing.TB, tool string) string {
 	t.Helper()
-	p := filepath.Join(llvmBin, tool)
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("oracle %s missing: run `make deps` (installs the LLVM 22 packages)", p)
-	}
-	return p
+	return llvmtools.Tool(t, tool)
 }
 
 var fixtureState struct {
