@@ -17,18 +17,10 @@ import (
 	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
-const llvmBin = llvmtools.Dir
-
+// tool returns the path of an LLVM 22 tool; a missing one fails the test.
 func tool(t testing.TB, name string) string {
 	t.Helper()
-	p := filepath.Join(llvmBin, name)
-	if _, err := os.Stat(p); err != nil {
-		if p2, err := exec.LookPath(name); err == nil {
-			return p2
-		}
-		t.Skipf("%s not installed", name)
-	}
-	return p
+	return llvmtools.Tool(t, name)
 }
 
 func runTool(t testing.TB, dir, name string, args ...string) string {

@@ -19,22 +19,14 @@ import (
 
 const llvmBin = llvmtools.Dir
 
-// tool returns the path of an LLVM 22 tool (in llvmBin, else on PATH).
-// A missing tool fails the test: these checks must not pass by skipping.
-// Only -short skips them.
+// tool returns the path of an LLVM 22 tool. A missing tool fails the
+// test: these checks must not pass by skipping. Only -short skips them.
 func tool(t testing.TB, name string) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("LLVM cross-checks skipped with -short")
 	}
-	p := filepath.Join(llvmBin, name)
-	if _, err := os.Stat(p); err != nil {
-		if q, err := exec.LookPath(name); err == nil {
-			return q
-		}
-		t.Fatalf("%s not found in %s or on PATH: the LLVM 22 tools are required", name, llvmBin)
-	}
-	return p
+	return llvmtools.Tool(t, name)
 }
 
 func runTool(t testing.TB, stdin []byte, argv ...string) []byte {

@@ -18,18 +18,10 @@ import (
 
 var update = flag.Bool("update", false, "regenerate testdata fixtures with the LLVM oracle tools")
 
-const llvmBin = llvmtools.Dir
-
+// tool returns the path of an LLVM 22 tool; a missing one fails the test.
 func tool(t *testing.T, name string) string {
 	t.Helper()
-	p := filepath.Join(llvmBin, name)
-	if _, err := os.Stat(p); err != nil {
-		if p2, err := exec.LookPath(name); err == nil {
-			return p2
-		}
-		t.Skipf("%s not installed", name)
-	}
-	return p
+	return llvmtools.Tool(t, name)
 }
 
 func readFile(t *testing.T, name string) []byte {

@@ -59,11 +59,7 @@ func tool(t *testing.T, name string) string {
 	if testing.Short() {
 		t.Skip("LLVM cross-check skipped in -short mode")
 	}
-	p := filepath.Join(llvmBin, name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s not installed", name)
-	}
-	return p
+	return llvmtools.Tool(t, name)
 }
 
 func run(dir, name string, args ...string) error {
