@@ -21,19 +21,20 @@ const llvmBin = llvmtools.Dir
 
 const hostTriple = "x86_64-unknown-linux-gnu"
 
-// tool returns the path of an LLVM 22 tool (or a PATH tool), skipping the
-// test when it is missing or under -short.
+// tool returns the path of an LLVM 22 tool (or, for a tool LLVM does not
+// ship such as gcc, a PATH tool); a missing tool fails the test, and only
+// -short skips it.
 func tool(t *testing.T, name string) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("needs external tools; skipped under -short")
 	}
-	if p := filepath.Join(llvmBin, name); fileExists(p) {
+	if p := llvmtools.Path(name); fileExists(p) {
 		return p
 	}
 	p, err := exec.LookPath(name)
 	if err != nil {
-		t.Skipf("%s not found", name)
+		t.Fatalf("%s not found in %s or on PATH (scripts/install-deps.sh installs it)", name, llvmtools.Dir)
 	}
 	return p
 }
