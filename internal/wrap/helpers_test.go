@@ -17,8 +17,6 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
-const llvmBin = llvmtools.Dir
-
 const hostTriple = "x86_64-unknown-linux-gnu"
 
 // tool returns the path of an LLVM 22 tool (or, for a tool LLVM does not
