@@ -12,9 +12,10 @@ import (
 	"time"
 
 	"github.com/offload-kit/offload-kit/internal/cli/diag"
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
-const oracle = "/usr/lib/llvm-22/bin/clang-offload-bundler"
+var oracle = llvmtools.Path("clang-offload-bundler")
 
 func needOracle(t *testing.T) {
 	t.Helper()
@@ -52,7 +53,7 @@ func runTheirs(t *testing.T, dir string, envs []string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(oracle, args...)
 	cmd.Dir = dir
-	cmd.Env = append([]string{"PATH=/usr/lib/llvm-22/bin:/usr/bin:/bin"}, envs...)
+	cmd.Env = append([]string{"PATH=" + llvmtools.Dir + ":/usr/bin:/bin"}, envs...)
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	err := cmd.Run()
