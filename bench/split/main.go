@@ -163,7 +163,7 @@ func runChild(bc, llvm string, jobs int, modulesOnly bool) error {
 	o.Jobs = jobs
 	o.NoPropFiles, o.NoSymFiles = modulesOnly, modulesOnly
 	env := &sycllink.Env{Env: driverenv.Env{Stdout: os.Stdout, Stderr: os.Stderr}, Runner: run.Exec{}, ToolDirs: []string{llvm}, PathList: os.Getenv("PATH")}
-	if err := sycllink.Run(context.Background(), o, env); err != nil {
+	if err := sycllink.Run(context.Background(), env, o); err != nil {
 		return err
 	}
 	var ru syscall.Rusage

@@ -20,7 +20,7 @@ import (
 )
 
 // runFunc runs the driver; tests capture the options instead.
-type runFunc func(ctx context.Context, opts *linkwrap.Options, env linkwrap.Env) error
+type runFunc func(ctx context.Context, env linkwrap.Env, opts *linkwrap.Options) error
 
 // progName is the argv[0] personality: invoked as clang-linker-wrapper
 // (e.g. through a symlink found by clang -B<dir>), diagnostics use that name.
@@ -71,7 +71,7 @@ func newRootCmd(runF runFunc) *cobra.Command {
 				Env:      cli.ProcessEnv(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), prog),
 				CUDADirs: []string{"/usr/local/cuda/bin"},
 			}
-			if err := runF(cmd.Context(), opts, env); err != nil {
+			if err := runF(cmd.Context(), env, opts); err != nil {
 				return explain(cmd.ErrOrStderr(), prog, err)
 			}
 			return nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/internal/cli"
 	"github.com/offload-kit/offload-kit/internal/driver/sycllink"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"github.com/offload-kit/offload-kit/internal/llvmpool"
 	"github.com/offload-kit/offload-kit/internal/phase"
 	"github.com/offload-kit/offload-kit/internal/run"
@@ -24,25 +25,14 @@ const tool = "sycl-linker"
 // as its child), this executable's directory, the LLVM 22 installation,
 // then PATH; all but the explicit ones must be of LLVM 22 (run.Toolchain).
 func toolchain(path string, getenv func(string) string) *run.Toolchain {
-	parent, ppid := cli.Parent()
-	t := &run.Toolchain{
-		Override: func(name string) (string, string) {
-			if k := run.ToolEnv(name); getenv(k) != "" {
-				return getenv(k), "$" + k
-			}
-			return "", ""
-		},
-		Parent:    parent,
-		ParentWhy: fmt.Sprintf("the clang that invoked this link (pid %d)", ppid),
-		ExeDir:    cli.ExeDir(),
-		Layouts:   run.DefaultLayouts(),
-		PathList:  path,
-		Runner:    run.Exec{},
-	}
-	if d := getenv("OFFLOAD_KIT_LLVM_DIR"); d != "" {
-		t.LLVMDir, t.LLVMDirWhy = d, "$OFFLOAD_KIT_LLVM_DIR="+d
-	}
-	return t
+	env := cli.ProcessEnv(nil, nil, nil, tool)
+	env.LookupEnv = driverenv.FromGetenv(func(k string) string {
+		if k == "PATH" {
+			return path
+		}
+		return getenv(k)
+	})
+	return env.Toolchain(run.Exec{})
 }
 
 // realMain is main without os.Exit, so tests can call it; main.go only
@@ -120,7 +110,7 @@ for the option list; see docs/sycl-linker.md.`,
 				env.Phases = phase.New(time.Now)
 				defer env.Phases.Print(cmd.ErrOrStderr(), tool)
 			}
-			return sycllink.Run(cmd.Context(), o, env)
+			return sycllink.Run(cmd.Context(), env, o)
 		},
 	}
 }

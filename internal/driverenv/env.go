@@ -8,6 +8,7 @@
 package driverenv
 
 import (
+	"fmt"
 	"io"
 	"path/filepath"
 	"runtime"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/internal/phase"
 	"github.com/offload-kit/offload-kit/internal/progress"
+	"github.com/offload-kit/offload-kit/internal/run"
 )
 
 // Verbose is the environment variable that asks every tool for its phase
@@ -102,4 +104,37 @@ func FromGetenv(get func(string) string) func(string) (string, bool) {
 		v := get(k)
 		return v, v != ""
 	}
+}
+
+// EnvOverride is the tool override the environment gives: $OFFLOAD_KIT_<NAME>
+// (run.ToolEnv), with "$OFFLOAD_KIT_<NAME>" as the reason.
+func (e *Env) EnvOverride(name string) (string, string) {
+	if k := run.ToolEnv(name); e.Getenv(k) != "" {
+		return e.Getenv(k), "$" + k
+	}
+	return "", ""
+}
+
+// Toolchain is the program chooser this environment gives (docs/sycl-linker.md,
+// docs/linker-wrapper.md): $OFFLOAD_KIT_<NAME>, $OFFLOAD_KIT_LLVM_DIR, the
+// clang that started this process (Parent), this executable's directory,
+// the LLVM installation layouts, then $PATH; runner runs the version
+// checks. Drivers add what their options say (linkwrap: --llvm-dir,
+// --tool-path, hints, the inputs' LLVM release).
+func (e *Env) Toolchain(runner run.Runner) *run.Toolchain {
+	t := &run.Toolchain{
+		Override: e.EnvOverride,
+		ExeDir:   e.ExeDir,
+		Layouts:  e.Layouts,
+		PathList: e.Getenv("PATH"),
+		Runner:   runner,
+	}
+	if d := e.Getenv("OFFLOAD_KIT_LLVM_DIR"); d != "" {
+		t.LLVMDir, t.LLVMDirWhy = d, "$OFFLOAD_KIT_LLVM_DIR="+d
+	}
+	if e.Parent != "" {
+		t.Parent = e.Parent
+		t.ParentWhy = fmt.Sprintf("the clang that invoked this link (pid %d)", e.ParentPID)
+	}
+	return t
 }

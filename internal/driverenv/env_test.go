@@ -41,3 +41,23 @@ func TestZeroEnv(t *testing.T) {
 		t.Error("FromGetenv: an empty value is unset")
 	}
 }
+
+func TestToolchain(t *testing.T) {
+	vars := map[string]string{"PATH": "/a:/b", "OFFLOAD_KIT_LLVM_DIR": "/llvm", "OFFLOAD_KIT_LLVM_LINK": "/x/llvm-link"}
+	e := &Env{LookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok },
+		ExeDir: "/exe", Parent: "/usr/bin/clang", ParentPID: 7, Layouts: []string{"/l-%d"}}
+	tc := e.Toolchain(nil)
+	if tc.PathList != "/a:/b" || tc.LLVMDir != "/llvm" || tc.LLVMDirWhy != "$OFFLOAD_KIT_LLVM_DIR=/llvm" ||
+		tc.ExeDir != "/exe" || tc.Parent != "/usr/bin/clang" || tc.ParentWhy != "the clang that invoked this link (pid 7)" || len(tc.Layouts) != 1 {
+		t.Errorf("toolchain: %+v", tc)
+	}
+	if p, why := tc.Override("llvm-link"); p != "/x/llvm-link" || why != "$OFFLOAD_KIT_LLVM_LINK" {
+		t.Errorf("override: %q %q", p, why)
+	}
+	if p, _ := tc.Override("llc"); p != "" {
+		t.Errorf("llc override: %q", p)
+	}
+	if tc := (&Env{}).Toolchain(nil); tc.Parent != "" || tc.LLVMDir != "" || tc.PathList != "" {
+		t.Errorf("zero Env toolchain: %+v", tc)
+	}
+}

@@ -128,7 +128,7 @@ func (im *Image) AppendBinary(dst []byte) ([]byte, error) {
 // Link runs the pipeline up to code generation and returns the images, one
 // per split part, without writing o.Output (whose directory and stem still
 // name the temporaries). --ir-output-only is refused: it writes files only.
-func Link(ctx context.Context, o *Options, env *Env) ([]Image, error) {
+func Link(ctx context.Context, env *Env, o *Options) ([]Image, error) {
 	if o.IROutputOnly {
 		return nil, errors.New("--ir-output-only writes files: use Run")
 	}
@@ -146,7 +146,7 @@ func Link(ctx context.Context, o *Options, env *Env) ([]Image, error) {
 // Run performs the device link described by o and writes its outputs: the
 // OffloadBinaries at o.Output, or with --ir-output-only the split modules,
 // .prop and .sym files and the table.
-func Run(ctx context.Context, o *Options, env *Env) error {
+func Run(ctx context.Context, env *Env, o *Options) error {
 	return start(ctx, o, env, func(d *driver, res []*partResult) error {
 		if o.IROutputOnly {
 			return d.writeIROutputs(res)

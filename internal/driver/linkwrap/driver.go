@@ -97,7 +97,7 @@ func (d *driver) notef(format string, args ...any) {
 const DefaultHostTriple = "x86_64-pc-linux-gnu"
 
 // Run performs one wrapper invocation.
-func Run(ctx context.Context, opt *Options, env Env) (err error) {
+func Run(ctx context.Context, env Env, opt *Options) (err error) {
 	if env.Stderr == nil {
 		env.Stderr = io.Discard
 	}

@@ -56,8 +56,8 @@ func TestDeviceLinkCacheHashHashHashMemo(t *testing.T) {
 		var fake run.Fake
 		fake.Handler = handler
 		var stderr bytes.Buffer
-		err = Run(context.Background(), opts, Env{Runner: &fake, Env: driverenv.Env{Stderr: &stderr, NumCPU: 2, Now: time.Now,
-			LookupEnv: driverenv.FromGetenv(func(k string) string { return env[k] })}})
+		err = Run(context.Background(), Env{Runner: &fake, Env: driverenv.Env{Stderr: &stderr, NumCPU: 2, Now: time.Now,
+			LookupEnv: driverenv.FromGetenv(func(k string) string { return env[k] })}}, opts)
 		require.NoError(t, err, stderr.String())
 		return stderr.String()
 	}

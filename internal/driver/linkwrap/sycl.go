@@ -119,7 +119,7 @@ func (d *driver) syclLink(ctx context.Context, j *linkJob) error {
 	}
 	end := d.trace.beginOn(j.trace, "", j.g.key.triple+" "+j.g.key.arch)
 	defer end()
-	if err := sycldev.Run(ctx, o, env); err != nil {
+	if err := sycldev.Run(ctx, env, o); err != nil {
 		return fmt.Errorf("SYCL device link for %s: %w", groupName(j.g.key), err)
 	}
 	return nil

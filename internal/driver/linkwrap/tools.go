@@ -27,25 +27,12 @@ import (
 // (after scanning, so the inputs' LLVM release is known).
 func (d *driver) toolchain() *run.Toolchain {
 	d.toolsOnce.Do(func() {
-		t := &run.Toolchain{
-			InputMajor: d.inputMajor,
-			Override:   d.toolOverride,
-			Hints:      d.pathHints(),
-			ExeDir:     d.env.ExeDir,
-			Layouts:    d.env.Layouts,
-			PathList:   d.getenv("PATH"),
-			Runner:     d.env.Runner,
-		}
-		switch {
-		case d.opt.LLVMDir != "":
+		t := d.env.Toolchain(d.env.Runner)
+		t.InputMajor = d.inputMajor
+		t.Override = d.toolOverride
+		t.Hints = d.pathHints()
+		if d.opt.LLVMDir != "" {
 			t.LLVMDir, t.LLVMDirWhy = d.opt.LLVMDir, "--llvm-dir="+d.opt.LLVMDir
-		case d.getenv("OFFLOAD_KIT_LLVM_DIR") != "":
-			t.LLVMDir = d.getenv("OFFLOAD_KIT_LLVM_DIR")
-			t.LLVMDirWhy = "$OFFLOAD_KIT_LLVM_DIR=" + t.LLVMDir
-		}
-		if d.env.Parent != "" {
-			t.Parent = d.env.Parent
-			t.ParentWhy = fmt.Sprintf("the clang that invoked this link (pid %d)", d.env.ParentPID)
 		}
 		if d.opt.Verbose || d.opt.DryRun {
 			t.Notify = func(c run.Choice) {
@@ -69,10 +56,7 @@ func (d *driver) toolOverride(name string) (string, string) {
 	if p := d.opt.ToolPaths[name]; p != "" {
 		return p, "--tool-path=" + name + "="
 	}
-	if k := run.ToolEnv(name); d.getenv(k) != "" {
-		return d.getenv(k), "$" + k
-	}
-	return "", ""
+	return d.env.EnvOverride(name)
 }
 
 // pathHints are the directories the command line names that may hold the

@@ -258,14 +258,14 @@ func TestDryRunShowsToolChoice(t *testing.T) {
 			require.NoError(t, err)
 			var stderr bytes.Buffer
 			fake := &run.Fake{Handler: touchOutput}
-			err = Run(context.Background(), opts, Env{Runner: fake, Env: driverenv.Env{Stderr: &stderr, NumCPU: 1, Tool: "clang-linker-wrapper",
+			err = Run(context.Background(), Env{Runner: fake, Env: driverenv.Env{Stderr: &stderr, NumCPU: 1, Tool: "clang-linker-wrapper",
 				Parent: m.p("llvm-22/bin/clang"), ParentPID: 4242, Layouts: []string{m.p("llvm-%d/bin")},
 				LookupEnv: driverenv.FromGetenv(func(k string) string {
 					if k == "PATH" {
 						return m.pathList("broken", "usrbin")
 					}
 					return ""
-				})}})
+				})}}, opts)
 			require.NoError(t, err, stderr.String())
 			clang := m.p("llvm-22/bin/clang")
 			assert.Contains(t, stderr.String(), "clang-linker-wrapper: note: clang: using "+clang+" (the clang that invoked this link (pid 4242))\n")
@@ -308,14 +308,14 @@ int main(void) {
 		opts, err := ParseArgs([]string{"--dry-run", "--linker-path=/usr/bin/ld", "-o", dir + "/app", filepath.Join(dir, c.input)})
 		require.NoError(t, err)
 		var stderr bytes.Buffer
-		err = Run(context.Background(), opts, Env{Runner: &run.Fake{}, Env: driverenv.Env{Stderr: &stderr, NumCPU: 1, Tool: "linker-wrapper",
+		err = Run(context.Background(), Env{Runner: &run.Fake{}, Env: driverenv.Env{Stderr: &stderr, NumCPU: 1, Tool: "linker-wrapper",
 			Parent: "/usr/bin/make", Layouts: []string{m.p("llvm-%d/bin")},
 			LookupEnv: driverenv.FromGetenv(func(k string) string {
 				if k == "PATH" {
 					return m.pathList("broken")
 				}
 				return ""
-			})}})
+			})}}, opts)
 		require.NoError(t, err, stderr.String())
 		assert.Contains(t, stderr.String(), "linker-wrapper: note: clang: using "+m.p(c.want)+" ("+c.why+" ("+m.p(c.want[:strings.LastIndex(c.want, "/")])+"))\n", c.input)
 	}

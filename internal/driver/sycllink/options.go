@@ -50,7 +50,7 @@ const (
 func ParseArgs(args []string) (*Options, error) { return sycldev.ParseArgs(args) }
 
 // Run performs the device link described by o and writes its outputs.
-func Run(ctx context.Context, o *Options, env *Env) error { return sycldev.Run(ctx, o, env) }
+func Run(ctx context.Context, env *Env, o *Options) error { return sycldev.Run(ctx, env, o) }
 
 // WriteHelp prints the option list in LLVM's --help layout.
 func WriteHelp(w io.Writer, tool string, all bool) { sycldev.WriteHelp(w, tool, all) }
