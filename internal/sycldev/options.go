@@ -20,52 +20,99 @@ var (
 	d1 = []string{"-"}
 )
 
+// Option IDs of optionList, checked at compile time in the switches over them.
+const (
+	optHelp              optable.ID = "help"
+	optHelpHidden        optable.ID = "help_hidden"
+	optVersion           optable.ID = "version"
+	optO                 optable.ID = "o"
+	optOutputFile        optable.ID = "output_file"
+	optTriple            optable.ID = "triple"
+	optTripleSep         optable.ID = "triple_sep"
+	optArch              optable.ID = "arch"
+	optArchSep           optable.ID = "arch_sep"
+	optDeviceLibs        optable.ID = "device_libs"
+	optLibraryPath       optable.ID = "library_path"
+	optL                 optable.ID = "L"
+	optLowerL            optable.ID = "l"
+	optDryRun            optable.ID = "dry_run"
+	optV                 optable.ID = "v"
+	optSaveTemps         optable.ID = "save_temps"
+	optPrintLinkedModule optable.ID = "print_linked_module"
+	optSpirvDump         optable.ID = "spirv_dump"
+	optOclocOptions      optable.ID = "ocloc_options"
+	optOpenclAotOptions  optable.ID = "opencl_aot_options"
+	optSplit             optable.ID = "split"
+	optSplitAlias1       optable.ID = "split_alias1"
+	optSplitAlias2       optable.ID = "split_alias2"
+	optSpecConst         optable.ID = "spec_const"
+	optPruneToKernels    optable.ID = "prune_to_kernels"
+	optIrOutputOnly      optable.ID = "ir_output_only"
+	optS                 optable.ID = "S"
+	optNoProps           optable.ID = "no_props"
+	optNoSyms            optable.ID = "no_syms"
+	optOutDir            optable.ID = "out_dir"
+	optPropFormat        optable.ID = "prop_format"
+	optKernelsOnly       optable.ID = "kernels_only"
+	optSplitEsimd        optable.ID = "split_esimd"
+	optNoSplitEsimd      optable.ID = "no_split_esimd"
+	optProgramMetadata   optable.ID = "program_metadata"
+	optExportedSymbols   optable.ID = "exported_symbols"
+	optImportedSymbols   optable.ID = "imported_symbols"
+	optAllowDeps         optable.ID = "allow_deps"
+	optNoVerify          optable.ID = "no_verify"
+	optSpirvVal          optable.ID = "spirv_val"
+	optSpirvExt          optable.ID = "spirv_ext"
+	optJobs              optable.ID = "jobs"
+	optJobsEq            optable.ID = "jobs_eq"
+)
+
 // optionList is clang-sycl-linker 22.1.8's SYCLLinkOpts.td plus extensions.
 var optionList = []optable.Option{
-	{ID: "help", Prefixes: dd, Name: "help", Kind: optable.Flag, Help: "Display available options (--help-hidden for more)"},
-	{ID: "help_hidden", Prefixes: dd, Name: "help-hidden", Kind: optable.Flag, Help: "Display all available options"},
-	{ID: "version", Prefixes: dd, Name: "version", Kind: optable.Flag, Help: "Display the version number and exit"},
-	{ID: "o", Prefixes: d1, Name: "o", Kind: optable.JoinedOrSeparate, MetaVar: "<path>", Help: "Path to file to write output"},
-	{ID: "output_file", Prefixes: dd, Name: "output-file", Kind: optable.Separate, Alias: "o", MetaVar: "<value>", Help: "Alias for -o"},
-	{ID: "triple", Prefixes: dd, Name: "triple=", Kind: optable.Joined, MetaVar: "<triple>", Help: "The device target triple"},
-	{ID: "triple_sep", Prefixes: dd, Name: "triple", Kind: optable.Separate, Alias: "triple", Hidden: true, Flags: Extension},
-	{ID: "arch", Prefixes: dd, Name: "arch=", Kind: optable.Joined, MetaVar: "<arch>", Help: "The device architecture"},
-	{ID: "arch_sep", Prefixes: dd, Name: "arch", Kind: optable.Separate, Alias: "arch", Hidden: true, Flags: Extension},
-	{ID: "device_libs", Prefixes: dd, Name: "device-libs=", Kind: optable.CommaJoined, MetaVar: "<value>", Help: "A comma separated list of device libraries that are linked during the device link."},
-	{ID: "library_path", Prefixes: dd, Name: "library-path=", Kind: optable.Joined, MetaVar: "<value>", Help: "Add <dir> to the library search path"},
-	{ID: "L", Prefixes: d1, Name: "L", Kind: optable.JoinedOrSeparate, Alias: "library_path", MetaVar: "<dir>", Flags: Extension, Help: "Add <dir> to the library search path (for -l and --device-libs)"},
-	{ID: "l", Prefixes: d1, Name: "l", Kind: optable.JoinedOrSeparate, MetaVar: "<name>", Flags: Extension, Help: "Link lib<name>.a or lib<name>.bc found in the library search path"},
-	{ID: "dry_run", Prefixes: dd, Name: "dry-run", Kind: optable.Flag, Help: "Print generated commands without running (AOT commands only; linking and code generation still run)"},
-	{ID: "v", Prefixes: d1, Name: "v", Kind: optable.Flag, Help: "Print verbose information"},
-	{ID: "save_temps", Prefixes: dd, Name: "save-temps", Kind: optable.Flag, Help: "Save intermediate results"},
-	{ID: "print_linked_module", Prefixes: dd, Name: "print-linked-module", Kind: optable.Flag, Help: "Print the linked module's IR for testing"},
-	{ID: "spirv_dump", Prefixes: dd, Name: "spirv-dump-device-code=", Kind: optable.Joined, MetaVar: "<value>", Help: "Path to the folder where the tool dumps SPIR-V device code. Other formats aren't dumped."},
-	{ID: "ocloc_options", Prefixes: dd, Name: "ocloc-options=", Kind: optable.Joined, MetaVar: "<value>", Help: "Options passed to ocloc for Intel GPU AOT compilation"},
-	{ID: "opencl_aot_options", Prefixes: dd, Name: "opencl-aot-options=", Kind: optable.Joined, MetaVar: "<value>", Help: "Options passed to opencl-aot for Intel CPU AOT compilation"},
+	{ID: optHelp, Prefixes: dd, Name: "help", Kind: optable.Flag, Help: "Display available options (--help-hidden for more)"},
+	{ID: optHelpHidden, Prefixes: dd, Name: "help-hidden", Kind: optable.Flag, Help: "Display all available options"},
+	{ID: optVersion, Prefixes: dd, Name: "version", Kind: optable.Flag, Help: "Display the version number and exit"},
+	{ID: optO, Prefixes: d1, Name: "o", Kind: optable.JoinedOrSeparate, MetaVar: "<path>", Help: "Path to file to write output"},
+	{ID: optOutputFile, Prefixes: dd, Name: "output-file", Kind: optable.Separate, Alias: optO, MetaVar: "<value>", Help: "Alias for -o"},
+	{ID: optTriple, Prefixes: dd, Name: "triple=", Kind: optable.Joined, MetaVar: "<triple>", Help: "The device target triple"},
+	{ID: optTripleSep, Prefixes: dd, Name: "triple", Kind: optable.Separate, Alias: optTriple, Hidden: true, Flags: Extension},
+	{ID: optArch, Prefixes: dd, Name: "arch=", Kind: optable.Joined, MetaVar: "<arch>", Help: "The device architecture"},
+	{ID: optArchSep, Prefixes: dd, Name: "arch", Kind: optable.Separate, Alias: optArch, Hidden: true, Flags: Extension},
+	{ID: optDeviceLibs, Prefixes: dd, Name: "device-libs=", Kind: optable.CommaJoined, MetaVar: "<value>", Help: "A comma separated list of device libraries that are linked during the device link."},
+	{ID: optLibraryPath, Prefixes: dd, Name: "library-path=", Kind: optable.Joined, MetaVar: "<value>", Help: "Add <dir> to the library search path"},
+	{ID: optL, Prefixes: d1, Name: "L", Kind: optable.JoinedOrSeparate, Alias: optLibraryPath, MetaVar: "<dir>", Flags: Extension, Help: "Add <dir> to the library search path (for -l and --device-libs)"},
+	{ID: optLowerL, Prefixes: d1, Name: "l", Kind: optable.JoinedOrSeparate, MetaVar: "<name>", Flags: Extension, Help: "Link lib<name>.a or lib<name>.bc found in the library search path"},
+	{ID: optDryRun, Prefixes: dd, Name: "dry-run", Kind: optable.Flag, Help: "Print generated commands without running (AOT commands only; linking and code generation still run)"},
+	{ID: optV, Prefixes: d1, Name: "v", Kind: optable.Flag, Help: "Print verbose information"},
+	{ID: optSaveTemps, Prefixes: dd, Name: "save-temps", Kind: optable.Flag, Help: "Save intermediate results"},
+	{ID: optPrintLinkedModule, Prefixes: dd, Name: "print-linked-module", Kind: optable.Flag, Help: "Print the linked module's IR for testing"},
+	{ID: optSpirvDump, Prefixes: dd, Name: "spirv-dump-device-code=", Kind: optable.Joined, MetaVar: "<value>", Help: "Path to the folder where the tool dumps SPIR-V device code. Other formats aren't dumped."},
+	{ID: optOclocOptions, Prefixes: dd, Name: "ocloc-options=", Kind: optable.Joined, MetaVar: "<value>", Help: "Options passed to ocloc for Intel GPU AOT compilation"},
+	{ID: optOpenclAotOptions, Prefixes: dd, Name: "opencl-aot-options=", Kind: optable.Joined, MetaVar: "<value>", Help: "Options passed to opencl-aot for Intel CPU AOT compilation"},
 
-	{ID: "split", Prefixes: dd, Name: "module-split-mode=", Kind: optable.Joined, MetaVar: "none|kernel|source|auto", Flags: Extension, Help: "Device code split mode (default none: one image, as clang-sycl-linker 22)"},
-	{ID: "split_alias1", Prefixes: dd, Name: "sycl-module-split-mode=", Kind: optable.Joined, Alias: "split", Hidden: true, Flags: Extension},
-	{ID: "split_alias2", Prefixes: dd, Name: "split=", Kind: optable.Joined, Alias: "split", Hidden: true, Flags: Extension},
-	{ID: "spec_const", Prefixes: dd, Name: "spec-const=", Kind: optable.Joined, MetaVar: "native|emulation|default", Flags: Extension, Help: "Specialization constant lowering (default: leave the calls alone)"},
-	{ID: "prune_to_kernels", Prefixes: dd, Name: "prune-to-kernels", Kind: optable.Flag, Flags: Extension, Help: "Write the linked module with only the kernels and what they reach (HIP stdpar's accelerator-code selection; linkage kept, nothing split or compiled) to -o: bitcode, or text with -S"},
-	{ID: "ir_output_only", Prefixes: dd, Name: "ir-output-only", Kind: optable.Flag, Flags: Extension, Help: "Stop after post-link: write the split modules with their .prop and .sym files and a .table at -o"},
-	{ID: "S", Prefixes: d1, Name: "S", Kind: optable.Flag, Flags: Extension, Help: "With --ir-output-only or --prune-to-kernels, write textual IR (.ll) instead of bitcode"},
-	{ID: "no_props", Prefixes: dd, Name: "no-properties", Kind: optable.Flag, Flags: Extension, Help: "With --ir-output-only, write no .prop files (and no Properties column)"},
-	{ID: "no_syms", Prefixes: dd, Name: "no-symbols", Kind: optable.Flag, Flags: Extension, Help: "With --ir-output-only, write no .sym files (and no Symbols column)"},
-	{ID: "out_dir", Prefixes: dd, Name: "out-dir=", Kind: optable.Joined, MetaVar: "<dir>", Flags: Extension, Help: "Directory for the split modules (default: the directory of -o)"},
-	{ID: "prop_format", Prefixes: dd, Name: "properties-format=", Kind: optable.Joined, MetaVar: "text|json", Flags: Extension, Help: "Format of .prop files: intel text (default) or LLVM JSON"},
-	{ID: "kernels_only", Prefixes: dd, Name: "emit-only-kernels-as-entry-points", Kind: optable.Flag, Flags: Extension, Help: "Only kernels (and indirectly-callable functions) are entry points, not SYCL_EXTERNAL functions"},
-	{ID: "split_esimd", Prefixes: dd, Name: "split-esimd", Kind: optable.Flag, Flags: Extension, Help: "Put ESIMD and SYCL entry points into separate images, ESIMD ones named <stem>_esimd_<n> with isEsimdImage (the default; intel sycl-post-link's -split-esimd)"},
-	{ID: "no_split_esimd", Prefixes: dd, Name: "no-split-esimd", Kind: optable.Flag, Flags: Extension, Help: "Keep ESIMD and SYCL entry points of a split together in one image"},
-	{ID: "program_metadata", Prefixes: dd, Name: "emit-program-metadata", Kind: optable.Flag, Flags: Extension, Help: "Add the SYCL/program metadata property set"},
-	{ID: "exported_symbols", Prefixes: dd, Name: "emit-exported-symbols", Kind: optable.Flag, Flags: Extension, Help: "Add the SYCL/exported symbols property set"},
-	{ID: "imported_symbols", Prefixes: dd, Name: "emit-imported-symbols", Kind: optable.Flag, Flags: Extension, Help: "Add the SYCL/imported symbols property set (declarations another image or the device library provides)"},
-	{ID: "allow_deps", Prefixes: dd, Name: "allow-device-image-dependencies", Kind: optable.Flag, Flags: Extension, Help: "Let images import SYCL_EXTERNAL functions from other images (widens SYCL/imported symbols beyond the bfloat16 library functions)"},
-	{ID: "no_verify", Prefixes: dd, Name: "no-spirv-val", Kind: optable.Flag, Flags: Extension, Hidden: true, Help: "Do not run spirv-val on generated images"},
-	{ID: "spirv_val", Prefixes: dd, Name: "spirv-val", Kind: optable.Flag, Flags: Extension, Help: "Validate each generated SPIR-V image with spirv-val"},
-	{ID: "spirv_ext", Prefixes: dd, Name: "spirv-ext=", Kind: optable.Joined, MetaVar: "<+ext,...>", Flags: Extension, Help: "SPIR-V extensions for the SPIR-V backend (llc --spirv-ext), e.g. +SPV_INTEL_function_pointers"},
-	{ID: "jobs", Prefixes: d1, Name: "j", Kind: optable.JoinedOrSeparate, MetaVar: "<n>", Flags: Extension, Help: "Number of parallel jobs (default: the number of CPUs; four times that with --ir-output-only, which mostly writes files)"},
-	{ID: "jobs_eq", Prefixes: dd, Name: "jobs=", Kind: optable.Joined, Alias: "jobs", Hidden: true, Flags: Extension},
+	{ID: optSplit, Prefixes: dd, Name: "module-split-mode=", Kind: optable.Joined, MetaVar: "none|kernel|source|auto", Flags: Extension, Help: "Device code split mode (default none: one image, as clang-sycl-linker 22)"},
+	{ID: optSplitAlias1, Prefixes: dd, Name: "sycl-module-split-mode=", Kind: optable.Joined, Alias: optSplit, Hidden: true, Flags: Extension},
+	{ID: optSplitAlias2, Prefixes: dd, Name: "split=", Kind: optable.Joined, Alias: optSplit, Hidden: true, Flags: Extension},
+	{ID: optSpecConst, Prefixes: dd, Name: "spec-const=", Kind: optable.Joined, MetaVar: "native|emulation|default", Flags: Extension, Help: "Specialization constant lowering (default: leave the calls alone)"},
+	{ID: optPruneToKernels, Prefixes: dd, Name: "prune-to-kernels", Kind: optable.Flag, Flags: Extension, Help: "Write the linked module with only the kernels and what they reach (HIP stdpar's accelerator-code selection; linkage kept, nothing split or compiled) to -o: bitcode, or text with -S"},
+	{ID: optIrOutputOnly, Prefixes: dd, Name: "ir-output-only", Kind: optable.Flag, Flags: Extension, Help: "Stop after post-link: write the split modules with their .prop and .sym files and a .table at -o"},
+	{ID: optS, Prefixes: d1, Name: "S", Kind: optable.Flag, Flags: Extension, Help: "With --ir-output-only or --prune-to-kernels, write textual IR (.ll) instead of bitcode"},
+	{ID: optNoProps, Prefixes: dd, Name: "no-properties", Kind: optable.Flag, Flags: Extension, Help: "With --ir-output-only, write no .prop files (and no Properties column)"},
+	{ID: optNoSyms, Prefixes: dd, Name: "no-symbols", Kind: optable.Flag, Flags: Extension, Help: "With --ir-output-only, write no .sym files (and no Symbols column)"},
+	{ID: optOutDir, Prefixes: dd, Name: "out-dir=", Kind: optable.Joined, MetaVar: "<dir>", Flags: Extension, Help: "Directory for the split modules (default: the directory of -o)"},
+	{ID: optPropFormat, Prefixes: dd, Name: "properties-format=", Kind: optable.Joined, MetaVar: "text|json", Flags: Extension, Help: "Format of .prop files: intel text (default) or LLVM JSON"},
+	{ID: optKernelsOnly, Prefixes: dd, Name: "emit-only-kernels-as-entry-points", Kind: optable.Flag, Flags: Extension, Help: "Only kernels (and indirectly-callable functions) are entry points, not SYCL_EXTERNAL functions"},
+	{ID: optSplitEsimd, Prefixes: dd, Name: "split-esimd", Kind: optable.Flag, Flags: Extension, Help: "Put ESIMD and SYCL entry points into separate images, ESIMD ones named <stem>_esimd_<n> with isEsimdImage (the default; intel sycl-post-link's -split-esimd)"},
+	{ID: optNoSplitEsimd, Prefixes: dd, Name: "no-split-esimd", Kind: optable.Flag, Flags: Extension, Help: "Keep ESIMD and SYCL entry points of a split together in one image"},
+	{ID: optProgramMetadata, Prefixes: dd, Name: "emit-program-metadata", Kind: optable.Flag, Flags: Extension, Help: "Add the SYCL/program metadata property set"},
+	{ID: optExportedSymbols, Prefixes: dd, Name: "emit-exported-symbols", Kind: optable.Flag, Flags: Extension, Help: "Add the SYCL/exported symbols property set"},
+	{ID: optImportedSymbols, Prefixes: dd, Name: "emit-imported-symbols", Kind: optable.Flag, Flags: Extension, Help: "Add the SYCL/imported symbols property set (declarations another image or the device library provides)"},
+	{ID: optAllowDeps, Prefixes: dd, Name: "allow-device-image-dependencies", Kind: optable.Flag, Flags: Extension, Help: "Let images import SYCL_EXTERNAL functions from other images (widens SYCL/imported symbols beyond the bfloat16 library functions)"},
+	{ID: optNoVerify, Prefixes: dd, Name: "no-spirv-val", Kind: optable.Flag, Flags: Extension, Hidden: true, Help: "Do not run spirv-val on generated images"},
+	{ID: optSpirvVal, Prefixes: dd, Name: "spirv-val", Kind: optable.Flag, Flags: Extension, Help: "Validate each generated SPIR-V image with spirv-val"},
+	{ID: optSpirvExt, Prefixes: dd, Name: "spirv-ext=", Kind: optable.Joined, MetaVar: "<+ext,...>", Flags: Extension, Help: "SPIR-V extensions for the SPIR-V backend (llc --spirv-ext), e.g. +SPV_INTEL_function_pointers"},
+	{ID: optJobs, Prefixes: d1, Name: "j", Kind: optable.JoinedOrSeparate, MetaVar: "<n>", Flags: Extension, Help: "Number of parallel jobs (default: the number of CPUs; four times that with --ir-output-only, which mostly writes files)"},
+	{ID: optJobsEq, Prefixes: dd, Name: "jobs=", Kind: optable.Joined, Alias: optJobs, Hidden: true, Flags: Extension},
 }
 
 var table = optable.MustNew(optionList)
@@ -153,50 +200,50 @@ func ParseArgs(args []string) (*Options, error) {
 		}
 		v := a.Value()
 		switch a.Opt.ID {
-		case "help":
+		case optHelp:
 			o.Help = true
-		case "help_hidden":
+		case optHelpHidden:
 			o.Help, o.HelpAll = true, true
-		case "version":
+		case optVersion:
 			o.Version = true
-		case "o":
+		case optO:
 			o.Output = v
-		case "triple":
+		case optTriple:
 			o.Triple = v
-		case "arch":
+		case optArch:
 			o.Arch = v
-		case "device_libs":
+		case optDeviceLibs:
 			o.DeviceLibsGiven = true
 			for _, l := range a.Values {
 				if l != "" {
 					o.DeviceLibs = append(o.DeviceLibs, l)
 				}
 			}
-		case "library_path":
+		case optLibraryPath:
 			o.LibraryPaths = append(o.LibraryPaths, v)
-		case "l":
+		case optLowerL:
 			o.Libraries = append(o.Libraries, v)
-		case "dry_run":
+		case optDryRun:
 			o.DryRun = true
-		case "v":
+		case optV:
 			o.Verbose = true
-		case "save_temps":
+		case optSaveTemps:
 			o.SaveTemps = true
-		case "print_linked_module":
+		case optPrintLinkedModule:
 			o.PrintLinked = true
-		case "spirv_dump":
+		case optSpirvDump:
 			o.SPIRVDumpDir = v
-		case "ocloc_options":
+		case optOclocOptions:
 			o.OclocOptions = v
-		case "opencl_aot_options":
+		case optOpenclAotOptions:
 			o.OpenCLAOTOpts = v
-		case "split":
+		case optSplit:
 			m, err := split.ParseMode(v)
 			if err != nil {
 				return nil, &UsageError{Msg: fmt.Sprintf("invalid value '%s' for --module-split-mode (none, kernel, source or auto)", v)}
 			}
 			o.SplitMode = m
-		case "spec_const":
+		case optSpecConst:
 			switch v {
 			case "native":
 				o.SpecConst = SpecConstNative
@@ -207,19 +254,19 @@ func ParseArgs(args []string) (*Options, error) {
 			default:
 				return nil, &UsageError{Msg: fmt.Sprintf("invalid value '%s' for --spec-const (native, emulation or default)", v)}
 			}
-		case "ir_output_only":
+		case optIrOutputOnly:
 			o.IROutputOnly = true
-		case "prune_to_kernels":
+		case optPruneToKernels:
 			o.PruneToKernels = true
-		case "S":
+		case optS:
 			o.TextIR = true
-		case "no_props":
+		case optNoProps:
 			o.NoPropFiles = true
-		case "no_syms":
+		case optNoSyms:
 			o.NoSymFiles = true
-		case "out_dir":
+		case optOutDir:
 			o.OutDir = v
-		case "prop_format":
+		case optPropFormat:
 			switch v {
 			case "text":
 				o.PropJSON = false
@@ -228,27 +275,27 @@ func ParseArgs(args []string) (*Options, error) {
 			default:
 				return nil, &UsageError{Msg: fmt.Sprintf("invalid value '%s' for --properties-format (text or json)", v)}
 			}
-		case "kernels_only":
+		case optKernelsOnly:
 			o.KernelsOnly = true
-		case "split_esimd":
+		case optSplitEsimd:
 			o.NoSplitESIMD = false
-		case "no_split_esimd":
+		case optNoSplitEsimd:
 			o.NoSplitESIMD = true
-		case "program_metadata":
+		case optProgramMetadata:
 			o.ProgramMetadata = true
-		case "exported_symbols":
+		case optExportedSymbols:
 			o.ExportedSymbols = true
-		case "imported_symbols":
+		case optImportedSymbols:
 			o.ImportedSymbols = true
-		case "allow_deps":
+		case optAllowDeps:
 			o.AllowImageDeps = true
-		case "spirv_ext":
+		case optSpirvExt:
 			o.SPIRVExt = v
-		case "spirv_val":
+		case optSpirvVal:
 			o.SPIRVVal = true
-		case "no_verify":
+		case optNoVerify:
 			o.SPIRVVal = false
-		case "jobs":
+		case optJobs:
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 {
 				return nil, &UsageError{Msg: fmt.Sprintf("invalid value '%s' for -j (a positive integer)", v)}

@@ -12,6 +12,12 @@ import (
 	"strings"
 )
 
+// ID identifies an option of a client's table. Clients declare their IDs
+// as typed constants (const optHelp optable.ID = "help") and switch on
+// them, so a misspelt ID is a compile error rather than a silently dead
+// case.
+type ID string
+
 // Kind is how an option takes its value.
 type Kind int
 
@@ -42,11 +48,11 @@ func (k Kind) String() string {
 // Option describes one spelling family. Name includes a trailing '=' for
 // "--x=" options, as in LLVM's .td files.
 type Option struct {
-	ID       string   // the client's identifier; aliases point at it
+	ID       ID       // the client's identifier; aliases point at it
 	Prefixes []string // e.g. {"--", "-"}; the first one is used when an alias renders
 	Name     string
 	Kind     Kind
-	Alias    string // ID of the option this one stands for ("" if none)
+	Alias    ID     // ID of the option this one stands for ("" if none)
 	Flags    uint32 // client-defined bits (e.g. "wrapper only")
 	Help     string
 	MetaVar  string
@@ -64,14 +70,14 @@ func (o *Option) Spelling() string {
 // Table is an immutable set of options.
 type Table struct {
 	opts     []*Option
-	byID     map[string]*Option
+	byID     map[ID]*Option
 	prefixes []string // union of all prefixes, longest first
 }
 
 // New checks opts (unique IDs, aliases that resolve to non-aliases) and
 // builds a table.
 func New(opts []Option) (*Table, error) {
-	t := &Table{byID: make(map[string]*Option, len(opts))}
+	t := &Table{byID: make(map[ID]*Option, len(opts))}
 	seen := map[string]bool{}
 	for i := range opts {
 		o := &opts[i]
@@ -122,7 +128,7 @@ func MustNew(opts []Option) *Table {
 }
 
 // Lookup returns the option with the given ID, or nil.
-func (t *Table) Lookup(id string) *Option { return t.byID[id] }
+func (t *Table) Lookup(id ID) *Option { return t.byID[id] }
 
 // Options returns the table's options in definition order.
 func (t *Table) Options() []*Option { return t.opts }
@@ -147,7 +153,7 @@ type Arg struct {
 func (a *Arg) IsInput() bool { return a.Opt == nil && !a.Unknown }
 
 // Is reports whether the argument is (an alias of) the option with this ID.
-func (a *Arg) Is(id string) bool { return a.Opt != nil && a.Opt.ID == id }
+func (a *Arg) Is(id ID) bool { return a.Opt != nil && a.Opt.ID == id }
 
 // Value returns the first value, or "".
 func (a *Arg) Value() string {

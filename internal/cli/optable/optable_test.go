@@ -83,7 +83,7 @@ func TestParseRender(t *testing.T) {
 				case a.IsInput():
 					ids = append(ids, "<in>")
 				default:
-					ids = append(ids, a.Opt.ID)
+					ids = append(ids, string(a.Opt.ID))
 				}
 			}
 			assert.Equal(t, tc.ids, strings.Join(ids, " "))
