@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Proc is a long-lived child process spoken to over its standard input and
@@ -32,6 +33,11 @@ func Start(c *Cmd) (*Proc, error) {
 	cmd := exec.Command(c.Program(), c.Args[1:]...)
 	cmd.Args[0] = c.Args[0]
 	cmd.Dir, cmd.Env = c.Dir, c.Env
+	// A grandchild that outlives the process (a shell's child after Kill)
+	// may hold the standard-error pipe open forever: Wait then gives up on
+	// the copy after this delay instead of hanging (TestProcKilled hung CI
+	// with /bin/sh -c).
+	cmd.WaitDelay = 2 * time.Second
 	p := &Proc{cmd: cmd, done: make(chan struct{})}
 	cmd.Stderr = &p.stderr
 	// plain pipes, not exec's: Wait must not close the reading end of the
