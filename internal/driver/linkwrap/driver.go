@@ -593,11 +593,11 @@ func (d *driver) hostLibraryArgs() []string {
 			if isLibraryFile(a.Value()) {
 				out = append(out, a.Value())
 			}
-		case a.Is("library"), a.Is("library_path"), a.Is("rpath"):
+		case a.Is(optLibrary), a.Is(optLibraryPath), a.Is(optRpath):
 			out = a.Render(out)
-		case a.Is("whole_archive"):
+		case a.Is(optWholeArchive):
 			out = append(out, "-Wl,--whole-archive")
-		case a.Is("no_whole_archive"):
+		case a.Is(optNoWholeArchive):
 			out = append(out, "-Wl,--no-whole-archive")
 		}
 	}

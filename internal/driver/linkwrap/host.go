@@ -23,7 +23,7 @@ func (d *driver) hostLinkArgs(wrappers []string) []string {
 			continue
 		}
 		args = a.Render(args)
-		if a.Is("o") || a.Is("out") {
+		if a.Is(optO) || a.Is(optOut) {
 			args = append(args, wrappers...)
 		}
 	}

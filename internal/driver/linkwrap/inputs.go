@@ -63,7 +63,7 @@ func (d *devInput) key() groupKey {
 func (o *Options) libraryPaths() []string {
 	var out []string
 	for i := range o.Args {
-		if a := &o.Args[i]; a.Is("library_path") || a.Is("libpath") {
+		if a := &o.Args[i]; a.Is(optLibraryPath) || a.Is(optLibpath) {
 			out = append(out, a.Value())
 		}
 	}

@@ -162,13 +162,13 @@ func parseLdArgs(args []optable.Arg) []ldArg {
 		if a.Opt != nil {
 			switch {
 			case a.Opt.Flags&(WrapperOnly|DeviceOnly) != 0:
-			case a.Is("library"):
+			case a.Is(optLibrary):
 				out = append(out, ldArg{ldLib, a.Value(), text})
-			case a.Is("library_path") || a.Is("libpath"):
+			case a.Is(optLibraryPath) || a.Is(optLibpath):
 				out = append(out, ldArg{ldLibPath, a.Value(), text})
-			case a.Is("whole_archive"):
+			case a.Is(optWholeArchive):
 				out = append(out, ldArg{ldWholeArchive, "", text})
-			case a.Is("no_whole_archive"):
+			case a.Is(optNoWholeArchive):
 				out = append(out, ldArg{ldNoWholeArchive, "", text})
 			}
 			continue

@@ -28,77 +28,143 @@ var (
 	slash = []string{"/", "-", "/?", "-?"}
 )
 
+// Option IDs of optionList, checked at compile time in the switches over them.
+const (
+	optHelp                 optable.ID = "help"
+	optHelpHidden           optable.ID = "help_hidden"
+	optLinkerPath           optable.ID = "linker_path"
+	optCudaPath             optable.ID = "cuda_path"
+	optHostTriple           optable.ID = "host_triple"
+	optDeviceLinker         optable.ID = "device_linker"
+	optDeviceCompiler       optable.ID = "device_compiler"
+	optDryRun               optable.ID = "dry_run"
+	optVerbose              optable.ID = "verbose"
+	optEmbedBitcode         optable.ID = "embed_bitcode"
+	optPrintWrappedModule   optable.ID = "print_wrapped_module"
+	optSaveTemps            optable.ID = "save_temps"
+	optCompress             optable.ID = "compress"
+	optCompressionLevel     optable.ID = "compression_level"
+	optTimeTrace            optable.ID = "time_trace"
+	optTimeTraceGranularity optable.ID = "time_trace_granularity"
+	optWrapperJobs          optable.ID = "wrapper_jobs"
+	optOverrideImage        optable.ID = "override_image"
+	optShouldExtract        optable.ID = "should_extract"
+	optEmitFatbinOnly       optable.ID = "emit_fatbin_only"
+	optArch                 optable.ID = "arch"
+	optTriple               optable.ID = "triple"
+	optWholeProgram         optable.ID = "whole_program"
+	optLinkerArg            optable.ID = "linker_arg"
+	optCompilerArg          optable.ID = "compiler_arg"
+	optMllvm                optable.ID = "mllvm"
+	optOffloadOpt           optable.ID = "offload_opt"
+	optSysroot              optable.ID = "sysroot"
+	optO                    optable.ID = "o"
+	optOutputEq             optable.ID = "output_eq"
+	optOutput               optable.ID = "output"
+	optLibraryPath          optable.ID = "library_path"
+	optLibraryPathS         optable.ID = "library_path_S"
+	optLibraryPathEQ        optable.ID = "library_path_EQ"
+	optLibrary              optable.ID = "library"
+	optLibraryS             optable.ID = "library_S"
+	optLibraryEQ            optable.ID = "library_EQ"
+	optRpath                optable.ID = "rpath"
+	optRpathEQ              optable.ID = "rpath_EQ"
+	optV                    optable.ID = "v"
+	optVersion              optable.ID = "version"
+	optWholeArchive         optable.ID = "whole_archive"
+	optNoWholeArchive       optable.ID = "no_whole_archive"
+	optRelocatable          optable.ID = "relocatable"
+	optR                    optable.ID = "r"
+	optOut                  optable.ID = "out"
+	optLibpath              optable.ID = "libpath"
+	optWholearchiveFlag     optable.ID = "wholearchive_flag"
+	optClangPath            optable.ID = "clang_path"
+	optLlvmDir              optable.ID = "llvm_dir"
+	optToolPath             optable.ID = "tool_path"
+	optDeviceArchives       optable.ID = "device_archives"
+	optCacheDir             optable.ID = "cache_dir"
+	optCacheMaxSize         optable.ID = "cache_max_size"
+	optCacheRemote          optable.ID = "cache_remote"
+	optCacheRemoteHeader    optable.ID = "cache_remote_header"
+	optCacheRemoteReadOnly  optable.ID = "cache_remote_read_only"
+	optCacheTimeout         optable.ID = "cache_timeout"
+	optCacheSecretFile      optable.ID = "cache_secret_file"
+	optCacheToolCheck       optable.ID = "cache_tool_check"
+	optNoCache              optable.ID = "no_cache"
+	optMaxInflated          optable.ID = "max_inflated"
+)
+
 // optionList is clang-linker-wrapper 22.1.8's LinkerWrapperOpts.td, plus
 // offload-kit's extensions (WrapperOnly|Extension).
 var optionList = []optable.Option{
-	{ID: "help", Prefixes: d2, Name: "help", Kind: optable.Flag, Help: "Display available options (--help-hidden for more)"},
-	{ID: "help_hidden", Prefixes: d2, Name: "help-hidden", Kind: optable.Flag, Help: "Display all available options"},
-	{ID: "linker_path", Prefixes: d2, Name: "linker-path=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<path>", Help: "The linker executable to invoke"},
-	{ID: "cuda_path", Prefixes: d2, Name: "cuda-path=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<dir>", Help: "Set the system CUDA path"},
-	{ID: "host_triple", Prefixes: d2, Name: "host-triple=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<triple>", Help: "Triple to use for the host compilation"},
-	{ID: "device_linker", Prefixes: d2, Name: "device-linker=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<value> or <triple>=<value>", Help: "Arguments to pass to the device linker invocation"},
-	{ID: "device_compiler", Prefixes: d2, Name: "device-compiler=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<value> or <triple>=<value>", Help: "Arguments to pass to the device compiler invocation"},
-	{ID: "dry_run", Prefixes: d2, Name: "dry-run", Kind: optable.Flag, Flags: WrapperOnly, Help: "Print program arguments without running"},
-	{ID: "verbose", Prefixes: d2, Name: "wrapper-verbose", Kind: optable.Flag, Flags: WrapperOnly, Help: "Verbose output from tools"},
-	{ID: "embed_bitcode", Prefixes: d2, Name: "embed-bitcode", Kind: optable.Flag, Flags: WrapperOnly, Help: "Embed linked bitcode in the module"},
-	{ID: "print_wrapped_module", Prefixes: d2, Name: "print-wrapped-module", Kind: optable.Flag, Flags: WrapperOnly, Help: "Print a description of the registration object (offload-kit: not LLVM IR)"},
-	{ID: "save_temps", Prefixes: d2, Name: "save-temps", Kind: optable.Flag, Flags: WrapperOnly, Help: "Save intermediate results"},
-	{ID: "compress", Prefixes: d2, Name: "compress", Kind: optable.Flag, Flags: WrapperOnly, Help: "Compress bundled files"},
-	{ID: "compression_level", Prefixes: d2, Name: "compression-level=", Kind: optable.Joined, Flags: WrapperOnly, Help: "Specify the compression level (integer)"},
-	{ID: "time_trace", Prefixes: d2, Name: "wrapper-time-trace=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<file>", Help: "Enable time-trace and write the output to <file>"},
-	{ID: "time_trace_granularity", Prefixes: d2, Name: "wrapper-time-trace-granularity=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<number>", Help: "Set the granularity of time-trace updates"},
-	{ID: "wrapper_jobs", Prefixes: d2, Name: "wrapper-jobs=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<number>", Help: "Sets the number of parallel jobs for device linking. Can be a positive integer or 'jobserver'."},
-	{ID: "override_image", Prefixes: d2, Name: "override-image=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<kind=file>", Help: "Uses the provided file as if it were the output of the device link step"},
-	{ID: "should_extract", Prefixes: d2, Name: "should-extract=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<kind=file>", Help: "Set of device architectures we should always extract if found."},
-	{ID: "emit_fatbin_only", Prefixes: d2, Name: "emit-fatbin-only", Kind: optable.Flag, Flags: WrapperOnly, Help: "Emit fat binary directly without wrapping or host linking"},
+	{ID: optHelp, Prefixes: d2, Name: "help", Kind: optable.Flag, Help: "Display available options (--help-hidden for more)"},
+	{ID: optHelpHidden, Prefixes: d2, Name: "help-hidden", Kind: optable.Flag, Help: "Display all available options"},
+	{ID: optLinkerPath, Prefixes: d2, Name: "linker-path=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<path>", Help: "The linker executable to invoke"},
+	{ID: optCudaPath, Prefixes: d2, Name: "cuda-path=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<dir>", Help: "Set the system CUDA path"},
+	{ID: optHostTriple, Prefixes: d2, Name: "host-triple=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<triple>", Help: "Triple to use for the host compilation"},
+	{ID: optDeviceLinker, Prefixes: d2, Name: "device-linker=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<value> or <triple>=<value>", Help: "Arguments to pass to the device linker invocation"},
+	{ID: optDeviceCompiler, Prefixes: d2, Name: "device-compiler=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<value> or <triple>=<value>", Help: "Arguments to pass to the device compiler invocation"},
+	{ID: optDryRun, Prefixes: d2, Name: "dry-run", Kind: optable.Flag, Flags: WrapperOnly, Help: "Print program arguments without running"},
+	{ID: optVerbose, Prefixes: d2, Name: "wrapper-verbose", Kind: optable.Flag, Flags: WrapperOnly, Help: "Verbose output from tools"},
+	{ID: optEmbedBitcode, Prefixes: d2, Name: "embed-bitcode", Kind: optable.Flag, Flags: WrapperOnly, Help: "Embed linked bitcode in the module"},
+	{ID: optPrintWrappedModule, Prefixes: d2, Name: "print-wrapped-module", Kind: optable.Flag, Flags: WrapperOnly, Help: "Print a description of the registration object (offload-kit: not LLVM IR)"},
+	{ID: optSaveTemps, Prefixes: d2, Name: "save-temps", Kind: optable.Flag, Flags: WrapperOnly, Help: "Save intermediate results"},
+	{ID: optCompress, Prefixes: d2, Name: "compress", Kind: optable.Flag, Flags: WrapperOnly, Help: "Compress bundled files"},
+	{ID: optCompressionLevel, Prefixes: d2, Name: "compression-level=", Kind: optable.Joined, Flags: WrapperOnly, Help: "Specify the compression level (integer)"},
+	{ID: optTimeTrace, Prefixes: d2, Name: "wrapper-time-trace=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<file>", Help: "Enable time-trace and write the output to <file>"},
+	{ID: optTimeTraceGranularity, Prefixes: d2, Name: "wrapper-time-trace-granularity=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<number>", Help: "Set the granularity of time-trace updates"},
+	{ID: optWrapperJobs, Prefixes: d2, Name: "wrapper-jobs=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<number>", Help: "Sets the number of parallel jobs for device linking. Can be a positive integer or 'jobserver'."},
+	{ID: optOverrideImage, Prefixes: d2, Name: "override-image=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<kind=file>", Help: "Uses the provided file as if it were the output of the device link step"},
+	{ID: optShouldExtract, Prefixes: d2, Name: "should-extract=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<kind=file>", Help: "Set of device architectures we should always extract if found."},
+	{ID: optEmitFatbinOnly, Prefixes: d2, Name: "emit-fatbin-only", Kind: optable.Flag, Flags: WrapperOnly, Help: "Emit fat binary directly without wrapping or host linking"},
 
-	{ID: "arch", Prefixes: d2, Name: "arch=", Kind: optable.Joined, Flags: DeviceOnly, Hidden: true, MetaVar: "<arch>", Help: "The device subarchitecture"},
-	{ID: "triple", Prefixes: d2, Name: "triple=", Kind: optable.Joined, Flags: DeviceOnly, Hidden: true, MetaVar: "<triple>", Help: "The device target triple"},
-	{ID: "whole_program", Prefixes: d2, Name: "whole-program", Kind: optable.Flag, Flags: DeviceOnly, Hidden: true, Help: "LTO has visibility of all input files"},
-	{ID: "linker_arg", Prefixes: d2, Name: "linker-arg=", Kind: optable.Joined, Flags: DeviceOnly, Hidden: true, Help: "An extra argument to be passed to the linker"},
-	{ID: "compiler_arg", Prefixes: d2, Name: "compiler-arg=", Kind: optable.Joined, Flags: DeviceOnly, Hidden: true, Help: "An extra argument to be passed to the compiler"},
+	{ID: optArch, Prefixes: d2, Name: "arch=", Kind: optable.Joined, Flags: DeviceOnly, Hidden: true, MetaVar: "<arch>", Help: "The device subarchitecture"},
+	{ID: optTriple, Prefixes: d2, Name: "triple=", Kind: optable.Joined, Flags: DeviceOnly, Hidden: true, MetaVar: "<triple>", Help: "The device target triple"},
+	{ID: optWholeProgram, Prefixes: d2, Name: "whole-program", Kind: optable.Flag, Flags: DeviceOnly, Hidden: true, Help: "LTO has visibility of all input files"},
+	{ID: optLinkerArg, Prefixes: d2, Name: "linker-arg=", Kind: optable.Joined, Flags: DeviceOnly, Hidden: true, Help: "An extra argument to be passed to the linker"},
+	{ID: optCompilerArg, Prefixes: d2, Name: "compiler-arg=", Kind: optable.Joined, Flags: DeviceOnly, Hidden: true, Help: "An extra argument to be passed to the compiler"},
 
-	{ID: "mllvm", Prefixes: d1, Name: "mllvm", Kind: optable.Separate, Flags: WrapperOnly, MetaVar: "<arg>", Help: "Arguments passed to LLVM, including Clang invocations, for which the '-mllvm' prefix is preserved. Use '-mllvm --help' for a list of options."},
-	{ID: "offload_opt", Prefixes: dd, Name: "offload-opt=", Kind: optable.Joined, Flags: WrapperOnly, Hidden: true, Help: "Options passed to LLVM, not including the Clang invocation. Use '--offload-opt=--help' for a list of options."},
+	{ID: optMllvm, Prefixes: d1, Name: "mllvm", Kind: optable.Separate, Flags: WrapperOnly, MetaVar: "<arg>", Help: "Arguments passed to LLVM, including Clang invocations, for which the '-mllvm' prefix is preserved. Use '-mllvm --help' for a list of options."},
+	{ID: optOffloadOpt, Prefixes: dd, Name: "offload-opt=", Kind: optable.Joined, Flags: WrapperOnly, Hidden: true, Help: "Options passed to LLVM, not including the Clang invocation. Use '--offload-opt=--help' for a list of options."},
 
-	{ID: "sysroot", Prefixes: d2, Name: "sysroot=", Kind: optable.Joined, Help: "Set the system root"},
-	{ID: "o", Prefixes: d1, Name: "o", Kind: optable.JoinedOrSeparate, MetaVar: "<path>", Help: "Path to file to write output"},
-	{ID: "output_eq", Prefixes: d2, Name: "output=", Kind: optable.Joined, Alias: "o", Hidden: true, Help: "Alias for -o"},
-	{ID: "output", Prefixes: d2, Name: "output", Kind: optable.Separate, Alias: "o", Hidden: true, Help: "Alias for -o"},
-	{ID: "library_path", Prefixes: d1, Name: "L", Kind: optable.JoinedOrSeparate, MetaVar: "<dir>", Help: "Add <dir> to the library search path"},
-	{ID: "library_path_S", Prefixes: dd, Name: "library-path", Kind: optable.Separate, Alias: "library_path", Hidden: true, Help: "Add <dir> to the library search path"},
-	{ID: "library_path_EQ", Prefixes: dd, Name: "library-path=", Kind: optable.Joined, Alias: "library_path", Hidden: true, Help: "Add <dir> to the library search path"},
-	{ID: "library", Prefixes: d1, Name: "l", Kind: optable.JoinedOrSeparate, MetaVar: "<libname>", Help: "Search for library <libname>"},
+	{ID: optSysroot, Prefixes: d2, Name: "sysroot=", Kind: optable.Joined, Help: "Set the system root"},
+	{ID: optO, Prefixes: d1, Name: "o", Kind: optable.JoinedOrSeparate, MetaVar: "<path>", Help: "Path to file to write output"},
+	{ID: optOutputEq, Prefixes: d2, Name: "output=", Kind: optable.Joined, Alias: optO, Hidden: true, Help: "Alias for -o"},
+	{ID: optOutput, Prefixes: d2, Name: "output", Kind: optable.Separate, Alias: optO, Hidden: true, Help: "Alias for -o"},
+	{ID: optLibraryPath, Prefixes: d1, Name: "L", Kind: optable.JoinedOrSeparate, MetaVar: "<dir>", Help: "Add <dir> to the library search path"},
+	{ID: optLibraryPathS, Prefixes: dd, Name: "library-path", Kind: optable.Separate, Alias: optLibraryPath, Hidden: true, Help: "Add <dir> to the library search path"},
+	{ID: optLibraryPathEQ, Prefixes: dd, Name: "library-path=", Kind: optable.Joined, Alias: optLibraryPath, Hidden: true, Help: "Add <dir> to the library search path"},
+	{ID: optLibrary, Prefixes: d1, Name: "l", Kind: optable.JoinedOrSeparate, MetaVar: "<libname>", Help: "Search for library <libname>"},
 	// LLVM 22 aliases --library to -L (sic); kept for byte-identical forwarding.
-	{ID: "library_S", Prefixes: dd, Name: "library", Kind: optable.Separate, Alias: "library_path", Hidden: true, Help: "Add <dir> to the library search path"},
-	{ID: "library_EQ", Prefixes: dd, Name: "library=", Kind: optable.Joined, Alias: "library_path", Hidden: true, Help: "Add <dir> to the library search path"},
-	{ID: "rpath", Prefixes: dd, Name: "rpath", Kind: optable.Separate},
-	{ID: "rpath_EQ", Prefixes: dd, Name: "rpath=", Kind: optable.Joined, Alias: "rpath", Hidden: true},
-	{ID: "v", Prefixes: dd, Name: "v", Kind: optable.Flag, Hidden: true, Help: "Display the version number and exit"},
-	{ID: "version", Prefixes: dd, Name: "version", Kind: optable.Flag, Hidden: true},
-	{ID: "whole_archive", Prefixes: dd, Name: "whole-archive", Kind: optable.Flag, Hidden: true},
-	{ID: "no_whole_archive", Prefixes: dd, Name: "no-whole-archive", Kind: optable.Flag, Hidden: true},
-	{ID: "relocatable", Prefixes: dd, Name: "relocatable", Kind: optable.Flag, Help: "Link device code to create a relocatable offloading application"},
-	{ID: "r", Prefixes: d1, Name: "r", Kind: optable.Flag, Alias: "relocatable", Help: "Link device code to create a relocatable offloading application"},
-	{ID: "out", Prefixes: slash, Name: "out:", Kind: optable.Joined, Hidden: true},
-	{ID: "libpath", Prefixes: slash, Name: "libpath:", Kind: optable.Joined, Hidden: true},
-	{ID: "wholearchive_flag", Prefixes: slash, Name: "wholearchive", Kind: optable.Joined, Hidden: true},
+	{ID: optLibraryS, Prefixes: dd, Name: "library", Kind: optable.Separate, Alias: optLibraryPath, Hidden: true, Help: "Add <dir> to the library search path"},
+	{ID: optLibraryEQ, Prefixes: dd, Name: "library=", Kind: optable.Joined, Alias: optLibraryPath, Hidden: true, Help: "Add <dir> to the library search path"},
+	{ID: optRpath, Prefixes: dd, Name: "rpath", Kind: optable.Separate},
+	{ID: optRpathEQ, Prefixes: dd, Name: "rpath=", Kind: optable.Joined, Alias: optRpath, Hidden: true},
+	{ID: optV, Prefixes: dd, Name: "v", Kind: optable.Flag, Hidden: true, Help: "Display the version number and exit"},
+	{ID: optVersion, Prefixes: dd, Name: "version", Kind: optable.Flag, Hidden: true},
+	{ID: optWholeArchive, Prefixes: dd, Name: "whole-archive", Kind: optable.Flag, Hidden: true},
+	{ID: optNoWholeArchive, Prefixes: dd, Name: "no-whole-archive", Kind: optable.Flag, Hidden: true},
+	{ID: optRelocatable, Prefixes: dd, Name: "relocatable", Kind: optable.Flag, Help: "Link device code to create a relocatable offloading application"},
+	{ID: optR, Prefixes: d1, Name: "r", Kind: optable.Flag, Alias: optRelocatable, Help: "Link device code to create a relocatable offloading application"},
+	{ID: optOut, Prefixes: slash, Name: "out:", Kind: optable.Joined, Hidden: true},
+	{ID: optLibpath, Prefixes: slash, Name: "libpath:", Kind: optable.Joined, Hidden: true},
+	{ID: optWholearchiveFlag, Prefixes: slash, Name: "wholearchive", Kind: optable.Joined, Hidden: true},
 
 	// offload-kit extensions.
-	{ID: "clang_path", Prefixes: d2, Name: "clang-path=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<path>", Help: "The clang used for device links (default: $OFFLOAD_KIT_CLANG, then the clang that runs this link; see docs/linker-wrapper.md)"},
-	{ID: "llvm_dir", Prefixes: d2, Name: "llvm-dir=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<dir>", Help: "Take clang and the other LLVM tools from this bin directory first (default: $OFFLOAD_KIT_LLVM_DIR)"},
-	{ID: "tool_path", Prefixes: d2, Name: "tool-path=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<program>=<path>", Help: "Run <path> for <program> (clang, ptxas, nvlink, fatbinary, llvm-link, ...; default: $OFFLOAD_KIT_<PROGRAM>)"},
-	{ID: "device_archives", Prefixes: d2, Name: "device-archives=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "lazy|llvm22", Help: "How device code is taken from archives: by symbol resolution (lazy, default) or as LLVM 22 does (llvm22)"},
-	{ID: "cache_dir", Prefixes: d2, Name: "cache-dir=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<dir>", Help: "Cache device-link results in <dir> (default: $OFFLOAD_KIT_CACHE_DIR; unset = no cache)"},
-	{ID: "cache_max_size", Prefixes: d2, Name: "cache-max-size=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<bytes|NK|NM|NG>", Help: "Trim the device-link cache to this size (default: $OFFLOAD_KIT_CACHE_MAX_SIZE, else 5G; 0 = unlimited)"},
-	{ID: "cache_remote", Prefixes: d2, Name: "cache-remote=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<http(s) URL>", Help: "Share device-link results through a Bazel HTTP remote cache (default: $OFFLOAD_KIT_CACHE_REMOTE)"},
-	{ID: "cache_remote_header", Prefixes: d2, Name: "cache-remote-header=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<name>:<value>", Help: "Send this HTTP header to the remote cache, e.g. 'Authorization: Bearer <token>' (repeatable; default: $OFFLOAD_KIT_CACHE_REMOTE_HEADER)"},
-	{ID: "cache_remote_read_only", Prefixes: d2, Name: "cache-remote-read-only", Kind: optable.Flag, Flags: WrapperOnly | Extension, Help: "Read from the remote cache but never upload (default: $OFFLOAD_KIT_CACHE_REMOTE_READ_ONLY=1)"},
-	{ID: "cache_timeout", Prefixes: d2, Name: "cache-timeout=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<duration>", Help: "Give up on the remote cache after this long without progress (connect, answer, or between bytes; default 5s)"},
-	{ID: "cache_secret_file", Prefixes: d2, Name: "cache-secret-file=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<file>", Help: "Authenticate cache entries with the secret in <file>; only holders of it can write entries others accept (default: $OFFLOAD_KIT_CACHE_SECRET_FILE)"},
-	{ID: "cache_tool_check", Prefixes: d2, Name: "cache-tool-check=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "content|stat", Help: "Identify tools in cache keys by their contents (default) or by path, size and modification time"},
-	{ID: "no_cache", Prefixes: d2, Name: "no-cache", Kind: optable.Flag, Flags: WrapperOnly | Extension, Help: "Do not use the device-link cache"},
-	{ID: "max_inflated", Prefixes: d2, Name: "wrapper-max-inflated=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<bytes|NK|NM|NG>", Help: "Limit on the bytes of compressed (v3) offload images inflated in memory, all inputs together (default 512M)"},
+	{ID: optClangPath, Prefixes: d2, Name: "clang-path=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<path>", Help: "The clang used for device links (default: $OFFLOAD_KIT_CLANG, then the clang that runs this link; see docs/linker-wrapper.md)"},
+	{ID: optLlvmDir, Prefixes: d2, Name: "llvm-dir=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<dir>", Help: "Take clang and the other LLVM tools from this bin directory first (default: $OFFLOAD_KIT_LLVM_DIR)"},
+	{ID: optToolPath, Prefixes: d2, Name: "tool-path=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<program>=<path>", Help: "Run <path> for <program> (clang, ptxas, nvlink, fatbinary, llvm-link, ...; default: $OFFLOAD_KIT_<PROGRAM>)"},
+	{ID: optDeviceArchives, Prefixes: d2, Name: "device-archives=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "lazy|llvm22", Help: "How device code is taken from archives: by symbol resolution (lazy, default) or as LLVM 22 does (llvm22)"},
+	{ID: optCacheDir, Prefixes: d2, Name: "cache-dir=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<dir>", Help: "Cache device-link results in <dir> (default: $OFFLOAD_KIT_CACHE_DIR; unset = no cache)"},
+	{ID: optCacheMaxSize, Prefixes: d2, Name: "cache-max-size=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<bytes|NK|NM|NG>", Help: "Trim the device-link cache to this size (default: $OFFLOAD_KIT_CACHE_MAX_SIZE, else 5G; 0 = unlimited)"},
+	{ID: optCacheRemote, Prefixes: d2, Name: "cache-remote=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<http(s) URL>", Help: "Share device-link results through a Bazel HTTP remote cache (default: $OFFLOAD_KIT_CACHE_REMOTE)"},
+	{ID: optCacheRemoteHeader, Prefixes: d2, Name: "cache-remote-header=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<name>:<value>", Help: "Send this HTTP header to the remote cache, e.g. 'Authorization: Bearer <token>' (repeatable; default: $OFFLOAD_KIT_CACHE_REMOTE_HEADER)"},
+	{ID: optCacheRemoteReadOnly, Prefixes: d2, Name: "cache-remote-read-only", Kind: optable.Flag, Flags: WrapperOnly | Extension, Help: "Read from the remote cache but never upload (default: $OFFLOAD_KIT_CACHE_REMOTE_READ_ONLY=1)"},
+	{ID: optCacheTimeout, Prefixes: d2, Name: "cache-timeout=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<duration>", Help: "Give up on the remote cache after this long without progress (connect, answer, or between bytes; default 5s)"},
+	{ID: optCacheSecretFile, Prefixes: d2, Name: "cache-secret-file=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<file>", Help: "Authenticate cache entries with the secret in <file>; only holders of it can write entries others accept (default: $OFFLOAD_KIT_CACHE_SECRET_FILE)"},
+	{ID: optCacheToolCheck, Prefixes: d2, Name: "cache-tool-check=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "content|stat", Help: "Identify tools in cache keys by their contents (default) or by path, size and modification time"},
+	{ID: optNoCache, Prefixes: d2, Name: "no-cache", Kind: optable.Flag, Flags: WrapperOnly | Extension, Help: "Do not use the device-link cache"},
+	{ID: optMaxInflated, Prefixes: d2, Name: "wrapper-max-inflated=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<bytes|NK|NM|NG>", Help: "Limit on the bytes of compressed (v3) offload images inflated in memory, all inputs together (default 512M)"},
 }
 
 // Table is the wrapper's option table.
@@ -191,23 +257,23 @@ func ParseArgs(args []string) (*Options, error) {
 		}
 		v := a.Value()
 		switch a.Opt.ID {
-		case "help":
+		case optHelp:
 			o.Help = true
-		case "help_hidden":
+		case optHelpHidden:
 			o.HelpHidden = true
-		case "version":
+		case optVersion:
 			o.Version = true
-		case "linker_path":
+		case optLinkerPath:
 			o.LinkerPath = v
-		case "cuda_path":
+		case optCudaPath:
 			o.CudaPath = v
-		case "host_triple":
+		case optHostTriple:
 			o.HostTriple = v
-		case "clang_path":
+		case optClangPath:
 			o.ClangPath = v
-		case "llvm_dir":
+		case optLlvmDir:
 			o.LLVMDir = v
-		case "tool_path":
+		case optToolPath:
 			name, path, ok := strings.Cut(v, "=")
 			if !ok || name == "" || path == "" {
 				return nil, fmt.Errorf("--tool-path=%s: expected <program>=<path>", v)
@@ -216,38 +282,38 @@ func ParseArgs(args []string) (*Options, error) {
 				o.ToolPaths = map[string]string{}
 			}
 			o.ToolPaths[name] = path
-		case "device_linker":
+		case optDeviceLinker:
 			o.DeviceLinker = append(o.DeviceLinker, v)
-		case "device_compiler":
+		case optDeviceCompiler:
 			o.DeviceCompiler = append(o.DeviceCompiler, v)
-		case "linker_arg":
+		case optLinkerArg:
 			o.LinkerArgs = append(o.LinkerArgs, v)
-		case "compiler_arg":
+		case optCompilerArg:
 			o.CompilerArgs = append(o.CompilerArgs, v)
-		case "dry_run":
+		case optDryRun:
 			o.DryRun = true
-		case "verbose":
+		case optVerbose:
 			o.Verbose = true
 			o.Summary = true
-		case "embed_bitcode":
+		case optEmbedBitcode:
 			o.EmbedBitcode = true
-		case "print_wrapped_module":
+		case optPrintWrappedModule:
 			o.PrintWrappedModule = true
-		case "save_temps":
+		case optSaveTemps:
 			o.SaveTemps = true
-		case "compress":
+		case optCompress:
 			o.Compress = true
-		case "compression_level":
+		case optCompressionLevel:
 			o.CompressionLevel = v
-		case "time_trace":
+		case optTimeTrace:
 			o.TimeTrace = v
-		case "time_trace_granularity":
+		case optTimeTraceGranularity:
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
 				return nil, fmt.Errorf("invalid argument '%s' to --wrapper-time-trace-granularity=", v)
 			}
 			o.TimeTraceGranularity = n
-		case "wrapper_jobs":
+		case optWrapperJobs:
 			if v == "jobserver" {
 				o.JobServer, o.Jobs = true, 0
 				break
@@ -257,54 +323,54 @@ func ParseArgs(args []string) (*Options, error) {
 				return nil, fmt.Errorf("--wrapper-jobs=%s: expected a positive integer or 'jobserver', got '%s'", v, v)
 			}
 			o.Jobs, o.JobServer = n, false
-		case "override_image":
+		case optOverrideImage:
 			o.OverrideImages = append(o.OverrideImages, v)
-		case "should_extract":
+		case optShouldExtract:
 			for _, s := range strings.Split(v, ",") {
 				if s != "" {
 					o.ShouldExtract = append(o.ShouldExtract, s)
 				}
 			}
-		case "emit_fatbin_only":
+		case optEmitFatbinOnly:
 			o.EmitFatbinOnly = true
-		case "mllvm":
+		case optMllvm:
 			o.MLLVM = append(o.MLLVM, v)
-		case "offload_opt":
+		case optOffloadOpt:
 			o.OffloadOpt = append(o.OffloadOpt, v)
-		case "sysroot":
+		case optSysroot:
 			o.Sysroot = v
-		case "o":
+		case optO:
 			o.Output = v
-		case "out":
+		case optOut:
 			o.Output = v
-		case "relocatable":
+		case optRelocatable:
 			o.Relocatable = true
-		case "cache_dir":
+		case optCacheDir:
 			o.CacheDir = v
-		case "cache_max_size":
+		case optCacheMaxSize:
 			n, err := ParseSize(v)
 			if err != nil {
 				return nil, fmt.Errorf("--cache-max-size=%s: %v", v, err)
 			}
 			o.CacheMaxSize = n
-		case "cache_remote":
+		case optCacheRemote:
 			o.CacheRemote = v
-		case "cache_remote_header":
+		case optCacheRemoteHeader:
 			if name, _, ok := strings.Cut(v, ":"); !ok || strings.TrimSpace(name) == "" {
 				return nil, fmt.Errorf("--cache-remote-header=%s: expected <name>:<value>", v)
 			}
 			o.CacheRemoteHeaders = append(o.CacheRemoteHeaders, v)
-		case "cache_remote_read_only":
+		case optCacheRemoteReadOnly:
 			o.CacheRemoteReadOnly = true
-		case "cache_timeout":
+		case optCacheTimeout:
 			d, err := time.ParseDuration(v)
 			if err != nil || d <= 0 {
 				return nil, fmt.Errorf("--cache-timeout=%s: expected a positive duration such as 5s or 500ms", v)
 			}
 			o.CacheTimeout = d
-		case "cache_secret_file":
+		case optCacheSecretFile:
 			o.CacheSecretFile = v
-		case "cache_tool_check":
+		case optCacheToolCheck:
 			switch v {
 			case "content":
 				o.CacheToolStat = false
@@ -313,15 +379,15 @@ func ParseArgs(args []string) (*Options, error) {
 			default:
 				return nil, fmt.Errorf("--cache-tool-check=%s: expected 'content' or 'stat'", v)
 			}
-		case "no_cache":
+		case optNoCache:
 			o.NoCache = true
-		case "max_inflated":
+		case optMaxInflated:
 			n, err := ParseSize(v)
 			if err != nil || n == 0 {
 				return nil, fmt.Errorf("--wrapper-max-inflated=%s: expected a positive size", v)
 			}
 			o.MaxInflated = n
-		case "device_archives":
+		case optDeviceArchives:
 			switch v {
 			case "lazy":
 				o.Archives = ArchivesLazy
