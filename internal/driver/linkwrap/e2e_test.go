@@ -21,11 +21,12 @@ import (
 	"github.com/offload-kit/offload-kit/format/offload"
 	"github.com/offload-kit/offload-kit/internal/llvmpool"
 	"github.com/offload-kit/offload-kit/internal/run"
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-const llvmBin = "/usr/lib/llvm-22/bin"
+const llvmBin = llvmtools.Dir
 
 func findTool(t *testing.T, names ...string) string {
 	t.Helper()
