@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -251,6 +252,22 @@ type CompressOptions struct {
 	// Progress, when set, is called with the number of input bytes each
 	// step has compressed (for a progress report).
 	Progress func(n int64)
+}
+
+// chunkSize is ChunkSize with its default.
+func (o CompressOptions) chunkSize() int {
+	if o.ChunkSize <= 0 {
+		return 16 << 20
+	}
+	return o.ChunkSize
+}
+
+// workers is Concurrency with its default.
+func (o CompressOptions) workers() int {
+	if o.Concurrency <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return o.Concurrency
 }
 
 func (o CompressOptions) progress(n int) {

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"io"
 	"math/bits"
-	"runtime"
 	"slices"
 	"sync"
 
@@ -136,14 +135,7 @@ func useLong(size int64, beyond int) bool {
 // (chunks compressed in parallel, then parsed back) merged with the long
 // matches ms, which win where they overlap.
 func compressLong(ow *offsetWriter, data []byte, ms []longMatch, o CompressOptions) error {
-	chunk := o.ChunkSize
-	if chunk <= 0 {
-		chunk = 16 << 20
-	}
-	workers := o.Concurrency
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	chunk, workers := o.chunkSize(), o.workers()
 	type result struct {
 		ks  []longMatch
 		err error

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"runtime"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -345,10 +344,7 @@ func streamZlib(ow *offsetWriter, in io.Reader, o CompressOptions) error {
 // streamZstd compresses in with zstd: as one long-distance frame when
 // that pays (long.go), else as independent frames.
 func streamZstd(ow *offsetWriter, in io.Reader, size int64, o CompressOptions) error {
-	chunk := o.ChunkSize
-	if chunk <= 0 {
-		chunk = 16 << 20
-	}
+	chunk := o.chunkSize()
 	if size > 0 && size <= LongMax {
 		// Small enough to hold: look for long matches first (long.go).
 		buf := make([]byte, size)
@@ -371,14 +367,7 @@ func streamZstd(ow *offsetWriter, in io.Reader, size int64, o CompressOptions) e
 // streamZstdFrames compresses in as independent frames of o.ChunkSize,
 // on o.Concurrency goroutines.
 func streamZstdFrames(ow *offsetWriter, in io.Reader, size int64, o CompressOptions) error {
-	chunk := o.ChunkSize
-	if chunk <= 0 {
-		chunk = 16 << 20
-	}
-	workers := o.Concurrency
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	chunk, workers := o.chunkSize(), o.workers()
 	type job struct {
 		data []byte
 		out  chan []byte
