@@ -25,8 +25,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/offload-kit/offload-kit/internal/driver/sycllink"
 	"github.com/offload-kit/offload-kit/internal/run"
+	"github.com/offload-kit/offload-kit/internal/sycldev"
 )
 
 func main() {
@@ -155,15 +155,15 @@ func runChild(bc, llvm string, jobs int, modulesOnly bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	o, err := sycllink.ParseArgs([]string{"--triple=spir64", "--module-split-mode=kernel", "--ir-output-only", "-S",
+	o, err := sycldev.ParseArgs([]string{"--triple=spir64", "--module-split-mode=kernel", "--ir-output-only", "-S",
 		"-o", filepath.Join(dir, "out.table"), bc})
 	if err != nil {
 		return err
 	}
 	o.Jobs = jobs
 	o.NoPropFiles, o.NoSymFiles = modulesOnly, modulesOnly
-	env := &sycllink.Env{Env: driverenv.Env{Stdout: os.Stdout, Stderr: os.Stderr}, Runner: run.Exec{}, ToolDirs: []string{llvm}, PathList: os.Getenv("PATH")}
-	if err := sycllink.Run(context.Background(), env, o); err != nil {
+	env := &sycldev.Env{Env: driverenv.Env{Stdout: os.Stdout, Stderr: os.Stderr}, Runner: run.Exec{}, ToolDirs: []string{llvm}, PathList: os.Getenv("PATH")}
+	if err := sycldev.Run(context.Background(), env, o); err != nil {
 		return err
 	}
 	var ru syscall.Rusage

@@ -9,11 +9,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/offload-kit/offload-kit/internal/cli"
-	"github.com/offload-kit/offload-kit/internal/driver/sycllink"
 	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"github.com/offload-kit/offload-kit/internal/llvmpool"
 	"github.com/offload-kit/offload-kit/internal/phase"
 	"github.com/offload-kit/offload-kit/internal/run"
+	"github.com/offload-kit/offload-kit/internal/sycldev"
 	"github.com/offload-kit/offload-kit/internal/version"
 )
 
@@ -55,16 +55,16 @@ func runMain(args []string, path string, stdout, stderr io.Writer) int {
 	// $OFFLOAD_KIT_LLVM=process; $OFFLOAD_KIT_LLVM=<path> names the libLLVM
 	llvm := llvmpool.New(llvmpool.Config{Mode: os.Getenv("OFFLOAD_KIT_LLVM"), Tools: tools})
 	defer llvm.Close()
-	env := &sycllink.Env{Env: cli.ProcessEnv(nil, stdout, stderr, tool), Runner: run.Exec{}, Tools: tools, LLVM: llvm}
+	env := &sycldev.Env{Env: cli.ProcessEnv(nil, stdout, stderr, tool), Runner: run.Exec{}, Tools: tools, LLVM: llvm}
 	root := newRootCmd(env, nil)
 	root.SetOut(stdout)
 	return cli.Main(root, tool, args, stderr)
 }
 
 // runF receives the parsed options; nil runs the driver.
-type runF func(*sycllink.Options) error
+type runF func(*sycldev.Options) error
 
-func newRootCmd(env *sycllink.Env, rf runF) *cobra.Command {
+func newRootCmd(env *sycldev.Env, rf runF) *cobra.Command {
 	return &cobra.Command{
 		Use:   "sycl-linker [options] <inputs>",
 		Short: "Link SYCL device code: link, split, post-link, SPIR-V code generation",
@@ -83,13 +83,13 @@ for the option list; see docs/sycl-linker.md.`,
 			if err != nil {
 				return err
 			}
-			o, err := sycllink.ParseArgs(args)
+			o, err := sycldev.ParseArgs(args)
 			if err != nil {
 				return &cli.FlagError{Err: err}
 			}
 			switch {
 			case o.Help:
-				sycllink.WriteHelp(cmd.OutOrStdout(), tool, o.HelpAll)
+				sycldev.WriteHelp(cmd.OutOrStdout(), tool, o.HelpAll)
 				return nil
 			case o.Version:
 				fmt.Fprintln(cmd.OutOrStdout(), version.Line(tool))
@@ -110,7 +110,7 @@ for the option list; see docs/sycl-linker.md.`,
 				env.Phases = phase.New(time.Now)
 				defer env.Phases.Print(cmd.ErrOrStderr(), tool)
 			}
-			return sycllink.Run(cmd.Context(), env, o)
+			return sycldev.Run(cmd.Context(), env, o)
 		},
 	}
 }

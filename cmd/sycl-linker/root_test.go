@@ -10,16 +10,16 @@ import (
 	"testing"
 
 	"github.com/offload-kit/offload-kit/internal/cli"
-	"github.com/offload-kit/offload-kit/internal/driver/sycllink"
+	"github.com/offload-kit/offload-kit/internal/sycldev"
 	"github.com/offload-kit/offload-kit/internal/version"
 	"github.com/offload-kit/offload-kit/split"
 )
 
-func parse(t *testing.T, args ...string) (*sycllink.Options, string, error) {
+func parse(t *testing.T, args ...string) (*sycldev.Options, string, error) {
 	t.Helper()
-	var got *sycllink.Options
+	var got *sycldev.Options
 	var out, errb bytes.Buffer
-	root := newRootCmd(&sycllink.Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb}}, func(o *sycllink.Options) error { got = o; return nil })
+	root := newRootCmd(&sycldev.Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb}}, func(o *sycldev.Options) error { got = o; return nil })
 	root.SetOut(&out)
 	root.SetArgs(args)
 	err := root.Execute()

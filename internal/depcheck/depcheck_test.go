@@ -91,7 +91,7 @@ func level(pkg string) int {
 	case pkg == "internal/driverenv": // the one driver environment (streams, environment, clock, CPUs, tool lookup)
 		return 3
 	case pkg == "internal/sycldev":
-		return 4 // "3½": the SYCL device-link pipeline over split, shared by two drivers
+		return 4 // "3½": sycl-linker's driver (options, Run) and the SYCL device-link pipeline over split, which linker-wrapper (level 5) also runs in-process
 	case strings.HasPrefix(pkg, "internal/driver/"):
 		return 5
 	case pkg == "internal/cli/diag", pkg == "internal/cli/clopt", pkg == "internal/cli/optable":

@@ -1,5 +1,5 @@
 // Package sycldev is the SYCL device-link pipeline shared by sycl-linker
-// (internal/driver/sycllink, its command-line layer) and linker-wrapper
+// (whose options, --help and Run it owns; cmd/sycl-linker calls it) and linker-wrapper
 // (internal/driver/linkwrap, which runs it in-process for SYCL groups
 // instead of "clang --sycl-link"): it links SYCL device bitcode (inputs,
 // archives, -l libraries, device libraries), splits the linked module with

@@ -1,4 +1,4 @@
-package sycllink
+package sycldev
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -19,7 +20,7 @@ func buildCLI(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "sycl-linker")
 	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, "./cmd/sycl-linker")
-	cmd.Dir = "../../.."
+	cmd.Dir = "../.."
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -58,12 +59,12 @@ func sortedNames(m map[string]string) []string {
 // with a split mode, --ir-output-only or --spec-const it is a usage error
 // that writes nothing.
 func TestPruneToKernelsCLI(t *testing.T) {
-	needTools(t, "clang", "llvm-link", "llvm-dis", "llvm-as", "opt")
+	llvmtools.Tools(t, "clang", "llvm-link", "llvm-dis", "llvm-as", "opt")
 	bin := buildCLI(t)
 	dir := t.TempDir()
 	hip := filepath.Join(dir, "reach.bc")
 	if out, err := exec.Command(filepath.Join(llvmBin, "clang"), "-x", "hip", "--offload-device-only", "-nogpulib", "-nogpuinc",
-		"--offload-arch=gfx90a", "-fgpu-rdc", "-O2", "-c", "-emit-llvm", "-o", hip, "../../../split/testdata/reach.hip").CombinedOutput(); err != nil {
+		"--offload-arch=gfx90a", "-fgpu-rdc", "-O2", "-c", "-emit-llvm", "-o", hip, "../../split/testdata/reach.hip").CombinedOutput(); err != nil {
 		t.Fatalf("clang: %v\n%s", err, out)
 	}
 	extra := filepath.Join(dir, "extra.ll")

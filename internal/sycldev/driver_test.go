@@ -1,4 +1,4 @@
-package sycllink
+package sycldev
 
 import (
 	"bytes"
@@ -19,24 +19,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const llvmBin = llvmtools.Dir
-
-func needTools(t *testing.T, names ...string) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("needs LLVM 22 tools; skipped with -short")
-	}
-	for _, n := range names {
-		if _, ok := run.FindProgram(n, []string{llvmBin}, os.Getenv("PATH")); !ok {
-			t.Skipf("%s not available", n)
-		}
-	}
-}
-
 // Two SYCL translation units in the style clang 22 accepts: kernels through
 // [[clang::sycl_kernel_entry_point]]; one kernel does fp64 arithmetic, one
 // uses double only for conversions, the others no double at all.
-const srcA = `
+const splitSrcA = `
 template <typename N, typename K>
 [[clang::sycl_kernel_entry_point(N)]] void single_task(K k) { k(); }
 struct KF; struct KD; struct KC;
@@ -49,7 +35,7 @@ int main() {
 }
 `
 
-const srcB = `
+const splitSrcB = `
 template <typename N, typename K>
 [[clang::sycl_kernel_entry_point(N)]] void single_task(K k) { k(); }
 struct KB;
@@ -107,9 +93,13 @@ func spirvDis(t *testing.T, img []byte) string {
 }
 
 func TestLinkSplitSourceSPIRV(t *testing.T) {
-	needTools(t, "clang", "llvm-link", "llvm-dis", "llc", "llvm-nm", "spirv-val", "spirv-dis")
+	llvmtools.Tools(t, "clang", "llvm-link", "llvm-dis", "llc", "llvm-nm")
+	for _, n := range []string{"spirv-val", "spirv-dis"} {
+		_, err := exec.LookPath(n)
+		require.NoError(t, err, "SPIRV-Tools (scripts/install-deps.sh installs them)")
+	}
 	dir := t.TempDir()
-	a, b := compile(t, dir, "a", srcA), compile(t, dir, "b", srcB)
+	a, b := compile(t, dir, "a", splitSrcA), compile(t, dir, "b", splitSrcB)
 	out := filepath.Join(dir, "dev.out")
 	err, stderr := link(t, "--triple=spirv64", "--module-split-mode=source", "--spirv-val", "-o", out, a, b)
 	assert.NoError(t, err, stderr)
@@ -149,9 +139,9 @@ func keys(kv []offload.KV) []string {
 }
 
 func TestLinkNoSplitLikeClangSYCLLinker(t *testing.T) {
-	needTools(t, "clang", "llvm-link", "llvm-dis", "llc")
+	llvmtools.Tools(t, "clang", "llvm-link", "llvm-dis", "llc")
 	dir := t.TempDir()
-	a := compile(t, dir, "a", srcA)
+	a := compile(t, dir, "a", splitSrcA)
 	out := filepath.Join(dir, "dev.out")
 	dump := filepath.Join(dir, "dump")
 	require.NoError(t, os.Mkdir(dump, 0o755))
@@ -172,9 +162,9 @@ func TestLinkNoSplitLikeClangSYCLLinker(t *testing.T) {
 }
 
 func TestIROutputOnlyKernel(t *testing.T) {
-	needTools(t, "clang", "llvm-link", "llvm-dis", "llvm-as", "opt")
+	llvmtools.Tools(t, "clang", "llvm-link", "llvm-dis", "llvm-as", "opt")
 	dir := t.TempDir()
-	a := compile(t, dir, "a", srcA)
+	a := compile(t, dir, "a", splitSrcA)
 	for _, text := range []bool{true, false} {
 		sub := filepath.Join(dir, map[bool]string{true: "ll", false: "bc"}[text])
 		require.NoError(t, os.Mkdir(sub, 0o755))
@@ -210,9 +200,9 @@ func TestIROutputOnlyKernel(t *testing.T) {
 }
 
 func TestDryRunAOT(t *testing.T) {
-	needTools(t, "clang", "llvm-link", "llvm-dis", "llc")
+	llvmtools.Tools(t, "clang", "llvm-link", "llvm-dis", "llc")
 	dir := t.TempDir()
-	a := compile(t, dir, "a", srcA)
+	a := compile(t, dir, "a", splitSrcA)
 	out := filepath.Join(dir, "dev.out")
 	err, stderr := link(t, "--triple=spirv64", "--arch=intel_gpu_pvc", "--dry-run", "--ocloc-options=-q", "-o", out, a)
 	require.NoError(t, err, stderr)
@@ -298,9 +288,9 @@ func (f failing) Run(ctx context.Context, c *run.Cmd) error {
 }
 
 func TestIROutputOnlyNothingHalfWritten(t *testing.T) {
-	needTools(t, "clang", "llvm-link", "llvm-dis", "llvm-as")
+	llvmtools.Tools(t, "clang", "llvm-link", "llvm-dis", "llvm-as")
 	dir := t.TempDir()
-	a := compile(t, dir, "a", srcA)
+	a := compile(t, dir, "a", splitSrcA)
 	sub := filepath.Join(dir, "out")
 	require.NoError(t, os.Mkdir(sub, 0o755))
 	o, err := ParseArgs([]string{"--triple=spirv64", "--module-split-mode=kernel", "--ir-output-only", "-j1", "-o", filepath.Join(sub, "parts.table"), a})
@@ -316,9 +306,9 @@ func TestIROutputOnlyNothingHalfWritten(t *testing.T) {
 }
 
 func TestFatObjectInput(t *testing.T) {
-	needTools(t, "clang", "llvm-offload-binary", "llvm-link", "llvm-dis", "llc")
+	llvmtools.Tools(t, "clang", "llvm-offload-binary", "llvm-link", "llvm-dis", "llc")
 	dir := t.TempDir()
-	a := compile(t, dir, "a", srcA)
+	a := compile(t, dir, "a", splitSrcA)
 	pkg, host, obj := filepath.Join(dir, "pkg.out"), filepath.Join(dir, "host.c"), filepath.Join(dir, "host.o")
 	require.NoError(t, os.WriteFile(host, []byte("int main(void) { return 0; }\n"), 0o644))
 	for _, argv := range [][]string{
@@ -345,9 +335,9 @@ func TestFatObjectInput(t *testing.T) {
 
 // LLVM 22's llvm-offload-binary reads every image of our output.
 func TestOutputReadByLLVM(t *testing.T) {
-	needTools(t, "clang", "llvm-link", "llvm-dis", "llc", "llvm-offload-binary")
+	llvmtools.Tools(t, "clang", "llvm-link", "llvm-dis", "llc", "llvm-offload-binary")
 	dir := t.TempDir()
-	a := compile(t, dir, "a", srcA)
+	a := compile(t, dir, "a", splitSrcA)
 	out := filepath.Join(dir, "k.out")
 	err, stderr := link(t, "--triple=spirv64", "--module-split-mode=kernel", "-o", out, a)
 	require.NoError(t, err, stderr)
@@ -364,7 +354,7 @@ func TestOutputReadByLLVM(t *testing.T) {
 
 // Another target: amdgpu kernels are split too and llc writes objects.
 func TestAMDGPUSplit(t *testing.T) {
-	needTools(t, "llvm-as", "llvm-dis", "llc")
+	llvmtools.Tools(t, "llvm-as", "llvm-dis", "llc")
 	dir := t.TempDir()
 	ll := filepath.Join(dir, "hip.ll")
 	src := "target triple = \"amdgcn-amd-amdhsa\"\n" +
