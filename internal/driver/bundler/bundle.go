@@ -45,7 +45,7 @@ func (c *config) bundle(env *Env) error {
 		// is a file) rather than through the mapping, so a huge input never
 		// becomes resident in this process.
 		if in.m != nil && len(in.data) > 0 {
-			if f, err := os.Open(env.path(in.name)); err == nil {
+			if f, err := os.Open(env.Path(in.name)); err == nil {
 				defer f.Close()
 				entries[i].Data = f // WriteBinary limits it to the entry's size
 			}
@@ -109,7 +109,7 @@ func (c *config) bundle(env *Env) error {
 // matching stream as the reference writes (multithreaded from 17), without
 // a content checksum.
 func (c *config) externalZstd(env *Env) func(io.Writer, io.Reader, int64, int) error {
-	path, _ := env.getenv("PATH")
+	path, _ := env.Lookup("PATH")
 	prog, ok := run.FindProgram("zstd", nil, path)
 	if !ok {
 		return nil
@@ -182,7 +182,7 @@ func q(s string) string { return "\"" + s + "\"" }
 
 // tempName is a name like the reference's temporary files, for -###.
 func tempName(env *Env) string {
-	dir, ok := env.getenv("TMPDIR")
+	dir, ok := env.Lookup("TMPDIR")
 	if !ok || dir == "" {
 		dir = "/tmp"
 	}

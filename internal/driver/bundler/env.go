@@ -23,10 +23,6 @@ type Env struct {
 	driverenv.Env
 }
 
-func (e *Env) path(p string) string { return e.Path(p) }
-
-func (e *Env) getenv(k string) (string, bool) { return e.Lookup(k) }
-
 type input struct {
 	name string
 	data []byte
@@ -50,7 +46,7 @@ func openInput(env *Env, name string) (*input, error) {
 		}
 		return &input{name: name, data: b}, nil
 	}
-	m, err := mmapfile.Open(env.path(name))
+	m, err := mmapfile.Open(env.Path(name))
 	if err != nil {
 		return nil, fileError(name, err)
 	}

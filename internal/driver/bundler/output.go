@@ -28,7 +28,7 @@ func (s *outSet) write(name string, data []byte) error {
 		}
 		old.Abort()
 	}
-	f, err := atomicfile.Create(s.env.path(name), s.env.Stdout)
+	f, err := atomicfile.Create(s.env.Path(name), s.env.Stdout)
 	if err != nil {
 		return fileError(name, err)
 	}
@@ -89,7 +89,7 @@ func writeOutputAt(env *Env, name string, write func(w io.WriterAt) error) error
 		_, err := env.Stdout.Write(b.buf)
 		return err
 	}
-	f, err := atomicfile.Create(env.path(name), env.Stdout)
+	f, err := atomicfile.Create(env.Path(name), env.Stdout)
 	if err != nil {
 		return fileError(name, err)
 	}
@@ -140,7 +140,7 @@ func (c ctxReader) Read(p []byte) (int, error) {
 
 // writeOutput writes one output atomically.
 func writeOutput(env *Env, name string, write func(w io.Writer) error) error {
-	f, err := atomicfile.Create(env.path(name), env.Stdout)
+	f, err := atomicfile.Create(env.Path(name), env.Stdout)
 	if err != nil {
 		return fileError(name, err)
 	}

@@ -135,23 +135,23 @@ func Run(ctx context.Context, env *Env, o Options) error {
 }
 
 func (c *config) readEnv(env *Env) {
-	if v, ok := env.getenv("OFFLOAD_BUNDLER_IGNORE_ENV_VAR"); ok && v == "1" {
+	if v, ok := env.Lookup("OFFLOAD_BUNDLER_IGNORE_ENV_VAR"); ok && v == "1" {
 		return
 	}
-	if v, ok := env.getenv("OFFLOAD_BUNDLER_VERBOSE"); ok {
+	if v, ok := env.Lookup("OFFLOAD_BUNDLER_VERBOSE"); ok {
 		c.verbose = v == "1"
 	}
-	if v, ok := env.getenv("OFFLOAD_BUNDLER_COMPRESS"); ok {
+	if v, ok := env.Lookup("OFFLOAD_BUNDLER_COMPRESS"); ok {
 		c.compress = v == "1"
 	}
-	if v, ok := env.getenv("OFFLOAD_BUNDLER_COMPRESSION_LEVEL"); ok {
+	if v, ok := env.Lookup("OFFLOAD_BUNDLER_COMPRESSION_LEVEL"); ok {
 		if n, ok := llvmAtoi(v, 32); ok {
 			c.level = int(n)
 		} else {
 			fmt.Fprintf(env.Stderr, "Warning: Invalid value for OFFLOAD_BUNDLER_COMPRESSION_LEVEL: %s. Ignoring it.\n", v)
 		}
 	}
-	if v, ok := env.getenv("COMPRESSED_BUNDLE_FORMAT_VERSION"); ok {
+	if v, ok := env.Lookup("COMPRESSED_BUNDLE_FORMAT_VERSION"); ok {
 		n, err := strconv.ParseUint(v, 10, 16)
 		switch {
 		case err != nil:

@@ -127,7 +127,7 @@ func (c *config) unbundle(env *Env) error {
 	if in.m.Mapped() && len(data) > 0 && &data[0] == &in.data[0] {
 		// An uncompressed bundle in a regular file: entries are copied file
 		// to file (copy_file_range), so they never become resident here.
-		if f, err := os.Open(env.path(in.name)); err == nil {
+		if f, err := os.Open(env.Path(in.name)); err == nil {
 			defer f.Close()
 			if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() == int64(len(in.data)) {
 				outs.src = &decodedFile{f: f, m: in.m}
