@@ -4,20 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/offload-kit/offload-kit/internal/cli/optable"
 	"github.com/offload-kit/offload-kit/split"
 )
 
-// Extension marks options that offload-kit adds to clang-sycl-linker 22.1.8.
-const Extension uint32 = 1
-
 var (
 	dd = []string{"--", "-"}
 	d1 = []string{"-"}
+	// d1d: LLVM lists -help and -help-hidden with one dash.
+	d1d = []string{"-", "--"}
 )
 
 // Option IDs of optionList, checked at compile time in the switches over them.
@@ -69,19 +66,19 @@ const (
 
 // optionList is clang-sycl-linker 22.1.8's SYCLLinkOpts.td plus extensions.
 var optionList = []optable.Option{
-	{ID: optHelp, Prefixes: dd, Name: "help", Kind: optable.Flag, Help: "Display available options (--help-hidden for more)"},
-	{ID: optHelpHidden, Prefixes: dd, Name: "help-hidden", Kind: optable.Flag, Help: "Display all available options"},
+	{ID: optHelp, Prefixes: d1d, Name: "help", Kind: optable.Flag, Help: "Display available options (--help-hidden for more)"},
+	{ID: optHelpHidden, Prefixes: d1d, Name: "help-hidden", Kind: optable.Flag, Help: "Display all available options"},
 	{ID: optVersion, Prefixes: dd, Name: "version", Kind: optable.Flag, Help: "Display the version number and exit"},
 	{ID: optO, Prefixes: d1, Name: "o", Kind: optable.JoinedOrSeparate, MetaVar: "<path>", Help: "Path to file to write output"},
-	{ID: optOutputFile, Prefixes: dd, Name: "output-file", Kind: optable.Separate, Alias: optO, MetaVar: "<value>", Help: "Alias for -o"},
+	{ID: optOutputFile, Prefixes: dd, Name: "output-file", Kind: optable.Separate, Alias: optO, Hidden: true, MetaVar: "<value>", Help: "Alias for -o"},
 	{ID: optTriple, Prefixes: dd, Name: "triple=", Kind: optable.Joined, MetaVar: "<triple>", Help: "The device target triple"},
-	{ID: optTripleSep, Prefixes: dd, Name: "triple", Kind: optable.Separate, Alias: optTriple, Hidden: true, Flags: Extension},
+	{ID: optTripleSep, Prefixes: dd, Name: "triple", Kind: optable.Separate, Alias: optTriple, Hidden: true, Extension: true},
 	{ID: optArch, Prefixes: dd, Name: "arch=", Kind: optable.Joined, MetaVar: "<arch>", Help: "The device architecture"},
-	{ID: optArchSep, Prefixes: dd, Name: "arch", Kind: optable.Separate, Alias: optArch, Hidden: true, Flags: Extension},
+	{ID: optArchSep, Prefixes: dd, Name: "arch", Kind: optable.Separate, Alias: optArch, Hidden: true, Extension: true},
 	{ID: optDeviceLibs, Prefixes: dd, Name: "device-libs=", Kind: optable.CommaJoined, MetaVar: "<value>", Help: "A comma separated list of device libraries that are linked during the device link."},
-	{ID: optLibraryPath, Prefixes: dd, Name: "library-path=", Kind: optable.Joined, MetaVar: "<value>", Help: "Add <dir> to the library search path"},
-	{ID: optL, Prefixes: d1, Name: "L", Kind: optable.JoinedOrSeparate, Alias: optLibraryPath, MetaVar: "<dir>", Flags: Extension, Help: "Add <dir> to the library search path (for -l and --device-libs)"},
-	{ID: optLowerL, Prefixes: d1, Name: "l", Kind: optable.JoinedOrSeparate, MetaVar: "<name>", Flags: Extension, Help: "Link lib<name>.a or lib<name>.bc found in the library search path"},
+	{ID: optLibraryPath, Prefixes: dd, Name: "library-path=", Kind: optable.Joined, Hidden: true, MetaVar: "<value>", Help: "Add <dir> to the library search path"},
+	{ID: optL, Prefixes: d1, Name: "L", Kind: optable.JoinedOrSeparate, Alias: optLibraryPath, MetaVar: "<dir>", Extension: true, Help: "Add <dir> to the library search path (for -l and --device-libs)"},
+	{ID: optLowerL, Prefixes: d1, Name: "l", Kind: optable.JoinedOrSeparate, MetaVar: "<name>", Extension: true, Help: "Link lib<name>.a or lib<name>.bc found in the library search path"},
 	{ID: optDryRun, Prefixes: dd, Name: "dry-run", Kind: optable.Flag, Help: "Print generated commands without running (AOT commands only; linking and code generation still run)"},
 	{ID: optV, Prefixes: d1, Name: "v", Kind: optable.Flag, Help: "Print verbose information"},
 	{ID: optSaveTemps, Prefixes: dd, Name: "save-temps", Kind: optable.Flag, Help: "Save intermediate results"},
@@ -90,29 +87,29 @@ var optionList = []optable.Option{
 	{ID: optOclocOptions, Prefixes: dd, Name: "ocloc-options=", Kind: optable.Joined, MetaVar: "<value>", Help: "Options passed to ocloc for Intel GPU AOT compilation"},
 	{ID: optOpenclAotOptions, Prefixes: dd, Name: "opencl-aot-options=", Kind: optable.Joined, MetaVar: "<value>", Help: "Options passed to opencl-aot for Intel CPU AOT compilation"},
 
-	{ID: optSplit, Prefixes: dd, Name: "module-split-mode=", Kind: optable.Joined, MetaVar: "none|kernel|source|auto", Flags: Extension, Help: "Device code split mode (default none: one image, as clang-sycl-linker 22)"},
-	{ID: optSplitAlias1, Prefixes: dd, Name: "sycl-module-split-mode=", Kind: optable.Joined, Alias: optSplit, Hidden: true, Flags: Extension},
-	{ID: optSplitAlias2, Prefixes: dd, Name: "split=", Kind: optable.Joined, Alias: optSplit, Hidden: true, Flags: Extension},
-	{ID: optSpecConst, Prefixes: dd, Name: "spec-const=", Kind: optable.Joined, MetaVar: "native|emulation|default", Flags: Extension, Help: "Specialization constant lowering (default: leave the calls alone)"},
-	{ID: optPruneToKernels, Prefixes: dd, Name: "prune-to-kernels", Kind: optable.Flag, Flags: Extension, Help: "Write the linked module with only the kernels and what they reach (HIP stdpar's accelerator-code selection; linkage kept, nothing split or compiled) to -o: bitcode, or text with -S"},
-	{ID: optIrOutputOnly, Prefixes: dd, Name: "ir-output-only", Kind: optable.Flag, Flags: Extension, Help: "Stop after post-link: write the split modules with their .prop and .sym files and a .table at -o"},
-	{ID: optS, Prefixes: d1, Name: "S", Kind: optable.Flag, Flags: Extension, Help: "With --ir-output-only or --prune-to-kernels, write textual IR (.ll) instead of bitcode"},
-	{ID: optNoProps, Prefixes: dd, Name: "no-properties", Kind: optable.Flag, Flags: Extension, Help: "With --ir-output-only, write no .prop files (and no Properties column)"},
-	{ID: optNoSyms, Prefixes: dd, Name: "no-symbols", Kind: optable.Flag, Flags: Extension, Help: "With --ir-output-only, write no .sym files (and no Symbols column)"},
-	{ID: optOutDir, Prefixes: dd, Name: "out-dir=", Kind: optable.Joined, MetaVar: "<dir>", Flags: Extension, Help: "Directory for the split modules (default: the directory of -o)"},
-	{ID: optPropFormat, Prefixes: dd, Name: "properties-format=", Kind: optable.Joined, MetaVar: "text|json", Flags: Extension, Help: "Format of .prop files: intel text (default) or LLVM JSON"},
-	{ID: optKernelsOnly, Prefixes: dd, Name: "emit-only-kernels-as-entry-points", Kind: optable.Flag, Flags: Extension, Help: "Only kernels (and indirectly-callable functions) are entry points, not SYCL_EXTERNAL functions"},
-	{ID: optSplitEsimd, Prefixes: dd, Name: "split-esimd", Kind: optable.Flag, Flags: Extension, Help: "Put ESIMD and SYCL entry points into separate images, ESIMD ones named <stem>_esimd_<n> with isEsimdImage (the default; intel sycl-post-link's -split-esimd)"},
-	{ID: optNoSplitEsimd, Prefixes: dd, Name: "no-split-esimd", Kind: optable.Flag, Flags: Extension, Help: "Keep ESIMD and SYCL entry points of a split together in one image"},
-	{ID: optProgramMetadata, Prefixes: dd, Name: "emit-program-metadata", Kind: optable.Flag, Flags: Extension, Help: "Add the SYCL/program metadata property set"},
-	{ID: optExportedSymbols, Prefixes: dd, Name: "emit-exported-symbols", Kind: optable.Flag, Flags: Extension, Help: "Add the SYCL/exported symbols property set"},
-	{ID: optImportedSymbols, Prefixes: dd, Name: "emit-imported-symbols", Kind: optable.Flag, Flags: Extension, Help: "Add the SYCL/imported symbols property set (declarations another image or the device library provides)"},
-	{ID: optAllowDeps, Prefixes: dd, Name: "allow-device-image-dependencies", Kind: optable.Flag, Flags: Extension, Help: "Let images import SYCL_EXTERNAL functions from other images (widens SYCL/imported symbols beyond the bfloat16 library functions)"},
-	{ID: optNoVerify, Prefixes: dd, Name: "no-spirv-val", Kind: optable.Flag, Flags: Extension, Hidden: true, Help: "Do not run spirv-val on generated images"},
-	{ID: optSpirvVal, Prefixes: dd, Name: "spirv-val", Kind: optable.Flag, Flags: Extension, Help: "Validate each generated SPIR-V image with spirv-val"},
-	{ID: optSpirvExt, Prefixes: dd, Name: "spirv-ext=", Kind: optable.Joined, MetaVar: "<+ext,...>", Flags: Extension, Help: "SPIR-V extensions for the SPIR-V backend (llc --spirv-ext), e.g. +SPV_INTEL_function_pointers"},
-	{ID: optJobs, Prefixes: d1, Name: "j", Kind: optable.JoinedOrSeparate, MetaVar: "<n>", Flags: Extension, Help: "Number of parallel jobs (default: the number of CPUs; four times that with --ir-output-only, which mostly writes files)"},
-	{ID: optJobsEq, Prefixes: dd, Name: "jobs=", Kind: optable.Joined, Alias: optJobs, Hidden: true, Flags: Extension},
+	{ID: optSplit, Prefixes: dd, Name: "module-split-mode=", Kind: optable.Joined, MetaVar: "none|kernel|source|auto", Extension: true, Help: "Device code split mode (default none: one image, as clang-sycl-linker 22)"},
+	{ID: optSplitAlias1, Prefixes: dd, Name: "sycl-module-split-mode=", Kind: optable.Joined, Alias: optSplit, Hidden: true, Extension: true},
+	{ID: optSplitAlias2, Prefixes: dd, Name: "split=", Kind: optable.Joined, Alias: optSplit, Hidden: true, Extension: true},
+	{ID: optSpecConst, Prefixes: dd, Name: "spec-const=", Kind: optable.Joined, MetaVar: "native|emulation|default", Extension: true, Help: "Specialization constant lowering (default: leave the calls alone)"},
+	{ID: optPruneToKernels, Prefixes: dd, Name: "prune-to-kernels", Kind: optable.Flag, Extension: true, Help: "Write the linked module with only the kernels and what they reach (HIP stdpar's accelerator-code selection; linkage kept, nothing split or compiled) to -o: bitcode, or text with -S"},
+	{ID: optIrOutputOnly, Prefixes: dd, Name: "ir-output-only", Kind: optable.Flag, Extension: true, Help: "Stop after post-link: write the split modules with their .prop and .sym files and a .table at -o"},
+	{ID: optS, Prefixes: d1, Name: "S", Kind: optable.Flag, Extension: true, Help: "With --ir-output-only or --prune-to-kernels, write textual IR (.ll) instead of bitcode"},
+	{ID: optNoProps, Prefixes: dd, Name: "no-properties", Kind: optable.Flag, Extension: true, Help: "With --ir-output-only, write no .prop files (and no Properties column)"},
+	{ID: optNoSyms, Prefixes: dd, Name: "no-symbols", Kind: optable.Flag, Extension: true, Help: "With --ir-output-only, write no .sym files (and no Symbols column)"},
+	{ID: optOutDir, Prefixes: dd, Name: "out-dir=", Kind: optable.Joined, MetaVar: "<dir>", Extension: true, Help: "Directory for the split modules (default: the directory of -o)"},
+	{ID: optPropFormat, Prefixes: dd, Name: "properties-format=", Kind: optable.Joined, MetaVar: "text|json", Extension: true, Help: "Format of .prop files: intel text (default) or LLVM JSON"},
+	{ID: optKernelsOnly, Prefixes: dd, Name: "emit-only-kernels-as-entry-points", Kind: optable.Flag, Extension: true, Help: "Only kernels (and indirectly-callable functions) are entry points, not SYCL_EXTERNAL functions"},
+	{ID: optSplitEsimd, Prefixes: dd, Name: "split-esimd", Kind: optable.Flag, Extension: true, Help: "Put ESIMD and SYCL entry points into separate images, ESIMD ones named <stem>_esimd_<n> with isEsimdImage (the default; intel sycl-post-link's -split-esimd)"},
+	{ID: optNoSplitEsimd, Prefixes: dd, Name: "no-split-esimd", Kind: optable.Flag, Extension: true, Help: "Keep ESIMD and SYCL entry points of a split together in one image"},
+	{ID: optProgramMetadata, Prefixes: dd, Name: "emit-program-metadata", Kind: optable.Flag, Extension: true, Help: "Add the SYCL/program metadata property set"},
+	{ID: optExportedSymbols, Prefixes: dd, Name: "emit-exported-symbols", Kind: optable.Flag, Extension: true, Help: "Add the SYCL/exported symbols property set"},
+	{ID: optImportedSymbols, Prefixes: dd, Name: "emit-imported-symbols", Kind: optable.Flag, Extension: true, Help: "Add the SYCL/imported symbols property set (declarations another image or the device library provides)"},
+	{ID: optAllowDeps, Prefixes: dd, Name: "allow-device-image-dependencies", Kind: optable.Flag, Extension: true, Help: "Let images import SYCL_EXTERNAL functions from other images (widens SYCL/imported symbols beyond the bfloat16 library functions)"},
+	{ID: optNoVerify, Prefixes: dd, Name: "no-spirv-val", Kind: optable.Flag, Extension: true, Hidden: true, Help: "Do not run spirv-val on generated images"},
+	{ID: optSpirvVal, Prefixes: dd, Name: "spirv-val", Kind: optable.Flag, Extension: true, Help: "Validate each generated SPIR-V image with spirv-val"},
+	{ID: optSpirvExt, Prefixes: dd, Name: "spirv-ext=", Kind: optable.Joined, MetaVar: "<+ext,...>", Extension: true, Help: "SPIR-V extensions for the SPIR-V backend (llc --spirv-ext), e.g. +SPV_INTEL_function_pointers"},
+	{ID: optJobs, Prefixes: d1, Name: "j", Kind: optable.JoinedOrSeparate, MetaVar: "<n>", Extension: true, Help: "Number of parallel jobs (default: the number of CPUs; four times that with --ir-output-only, which mostly writes files)"},
+	{ID: optJobsEq, Prefixes: dd, Name: "jobs=", Kind: optable.Joined, Alias: optJobs, Hidden: true, Extension: true},
 }
 
 var table = optable.MustNew(optionList)
@@ -317,38 +314,9 @@ func ParseArgs(args []string) (*Options, error) {
 	return o, nil
 }
 
-// WriteHelp prints the option list in LLVM's --help layout.
+// WriteHelp prints clang-sycl-linker's --help page (all: --help-hidden).
 func WriteHelp(w io.Writer, tool string, all bool) {
-	fmt.Fprintf(w, "OVERVIEW: A utility that wraps around several steps required to link SYCL device files.\n"+
-		"This enables LLVM IR linking, post-linking and code generation for SYCL targets.\n\n"+
-		"USAGE: %s [options] <options to sycl link steps>\n\nOPTIONS:\n", tool)
-	type row struct{ spell, help string }
-	var rows []row
-	for _, o := range table.Options() {
-		if o.Alias != "" && o.Hidden || o.Hidden && !all {
-			continue
-		}
-		s := o.Spelling()
-		switch o.Kind {
-		case optable.Joined, optable.CommaJoined:
-			s += o.MetaVar
-		case optable.Separate, optable.JoinedOrSeparate:
-			s += " " + o.MetaVar
-		}
-		h := o.Help
-		if o.Flags&Extension != 0 {
-			h += " [offload-kit]"
-		}
-		rows = append(rows, row{s, h})
-	}
-	sort.SliceStable(rows, func(i, j int) bool {
-		return strings.ToLower(strings.TrimLeft(rows[i].spell, "-")) < strings.ToLower(strings.TrimLeft(rows[j].spell, "-"))
-	})
-	for _, r := range rows {
-		if len(r.spell) <= 21 {
-			fmt.Fprintf(w, "  %-21s   %s\n", r.spell, r.help)
-		} else {
-			fmt.Fprintf(w, "  %s\n  %-21s   %s\n", r.spell, "", r.help)
-		}
-	}
+	table.WriteHelp(w, tool+" [options] <options to sycl link steps>",
+		"A utility that wraps around several steps required to link SYCL device files.\n"+
+			"This enables LLVM IR linking, post-linking and code generation for SYCL targets.", all)
 }

@@ -55,8 +55,11 @@ type Option struct {
 	Alias    ID     // ID of the option this one stands for ("" if none)
 	Flags    uint32 // client-defined bits (e.g. "wrapper only")
 	Help     string
-	MetaVar  string
-	Hidden   bool
+	MetaVar  string // the value's name in help ("<value>" if empty)
+	Hidden   bool   // listed by --help-hidden only
+	// Extension marks an option that offload-kit adds to LLVM's table;
+	// its help line ends in " [offload-kit]".
+	Extension bool
 }
 
 // Spelling is the option's first prefix followed by its name.

@@ -17,8 +17,6 @@ const (
 	// DeviceOnly options are generated for device links; LLVM 22 still
 	// forwards them to the host linker when given by hand.
 	DeviceOnly
-	// Extension marks options that offload-kit adds to LLVM 22.1.8's set.
-	Extension
 )
 
 var (
@@ -95,7 +93,7 @@ const (
 )
 
 // optionList is clang-linker-wrapper 22.1.8's LinkerWrapperOpts.td, plus
-// offload-kit's extensions (WrapperOnly|Extension).
+// offload-kit's extensions (WrapperOnly, Extension).
 var optionList = []optable.Option{
 	{ID: optHelp, Prefixes: d2, Name: "help", Kind: optable.Flag, Help: "Display available options (--help-hidden for more)"},
 	{ID: optHelpHidden, Prefixes: d2, Name: "help-hidden", Kind: optable.Flag, Help: "Display all available options"},
@@ -140,31 +138,33 @@ var optionList = []optable.Option{
 	{ID: optLibraryEQ, Prefixes: dd, Name: "library=", Kind: optable.Joined, Alias: optLibraryPath, Hidden: true, Help: "Add <dir> to the library search path"},
 	{ID: optRpath, Prefixes: dd, Name: "rpath", Kind: optable.Separate},
 	{ID: optRpathEQ, Prefixes: dd, Name: "rpath=", Kind: optable.Joined, Alias: optRpath, Hidden: true},
-	{ID: optV, Prefixes: dd, Name: "v", Kind: optable.Flag, Hidden: true, Help: "Display the version number and exit"},
+	// No help text: clang-linker-wrapper 22 lists neither --v nor --version,
+	// even with --help-hidden.
+	{ID: optV, Prefixes: dd, Name: "v", Kind: optable.Flag, Hidden: true},
 	{ID: optVersion, Prefixes: dd, Name: "version", Kind: optable.Flag, Hidden: true},
 	{ID: optWholeArchive, Prefixes: dd, Name: "whole-archive", Kind: optable.Flag, Hidden: true},
 	{ID: optNoWholeArchive, Prefixes: dd, Name: "no-whole-archive", Kind: optable.Flag, Hidden: true},
 	{ID: optRelocatable, Prefixes: dd, Name: "relocatable", Kind: optable.Flag, Help: "Link device code to create a relocatable offloading application"},
-	{ID: optR, Prefixes: d1, Name: "r", Kind: optable.Flag, Alias: optRelocatable, Help: "Link device code to create a relocatable offloading application"},
+	{ID: optR, Prefixes: d1, Name: "r", Kind: optable.Flag, Alias: optRelocatable, Hidden: true, Help: "Link device code to create a relocatable offloading application"},
 	{ID: optOut, Prefixes: slash, Name: "out:", Kind: optable.Joined, Hidden: true},
 	{ID: optLibpath, Prefixes: slash, Name: "libpath:", Kind: optable.Joined, Hidden: true},
 	{ID: optWholearchiveFlag, Prefixes: slash, Name: "wholearchive", Kind: optable.Joined, Hidden: true},
 
 	// offload-kit extensions.
-	{ID: optClangPath, Prefixes: d2, Name: "clang-path=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<path>", Help: "The clang used for device links (default: $OFFLOAD_KIT_CLANG, then the clang that runs this link; see docs/linker-wrapper.md)"},
-	{ID: optLlvmDir, Prefixes: d2, Name: "llvm-dir=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<dir>", Help: "Take clang and the other LLVM tools from this bin directory first (default: $OFFLOAD_KIT_LLVM_DIR)"},
-	{ID: optToolPath, Prefixes: d2, Name: "tool-path=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<program>=<path>", Help: "Run <path> for <program> (clang, ptxas, nvlink, fatbinary, llvm-link, ...; default: $OFFLOAD_KIT_<PROGRAM>)"},
-	{ID: optDeviceArchives, Prefixes: d2, Name: "device-archives=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "lazy|llvm22", Help: "How device code is taken from archives: by symbol resolution (lazy, default) or as LLVM 22 does (llvm22)"},
-	{ID: optCacheDir, Prefixes: d2, Name: "cache-dir=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<dir>", Help: "Cache device-link results in <dir> (default: $OFFLOAD_KIT_CACHE_DIR; unset = no cache)"},
-	{ID: optCacheMaxSize, Prefixes: d2, Name: "cache-max-size=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<bytes|NK|NM|NG>", Help: "Trim the device-link cache to this size (default: $OFFLOAD_KIT_CACHE_MAX_SIZE, else 5G; 0 = unlimited)"},
-	{ID: optCacheRemote, Prefixes: d2, Name: "cache-remote=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<http(s) URL>", Help: "Share device-link results through a Bazel HTTP remote cache (default: $OFFLOAD_KIT_CACHE_REMOTE)"},
-	{ID: optCacheRemoteHeader, Prefixes: d2, Name: "cache-remote-header=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<name>:<value>", Help: "Send this HTTP header to the remote cache, e.g. 'Authorization: Bearer <token>' (repeatable; default: $OFFLOAD_KIT_CACHE_REMOTE_HEADER)"},
-	{ID: optCacheRemoteReadOnly, Prefixes: d2, Name: "cache-remote-read-only", Kind: optable.Flag, Flags: WrapperOnly | Extension, Help: "Read from the remote cache but never upload (default: $OFFLOAD_KIT_CACHE_REMOTE_READ_ONLY=1)"},
-	{ID: optCacheTimeout, Prefixes: d2, Name: "cache-timeout=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<duration>", Help: "Give up on the remote cache after this long without progress (connect, answer, or between bytes; default 5s)"},
-	{ID: optCacheSecretFile, Prefixes: d2, Name: "cache-secret-file=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<file>", Help: "Authenticate cache entries with the secret in <file>; only holders of it can write entries others accept (default: $OFFLOAD_KIT_CACHE_SECRET_FILE)"},
-	{ID: optCacheToolCheck, Prefixes: d2, Name: "cache-tool-check=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "content|stat", Help: "Identify tools in cache keys by their contents (default) or by path, size and modification time"},
-	{ID: optNoCache, Prefixes: d2, Name: "no-cache", Kind: optable.Flag, Flags: WrapperOnly | Extension, Help: "Do not use the device-link cache"},
-	{ID: optMaxInflated, Prefixes: d2, Name: "wrapper-max-inflated=", Kind: optable.Joined, Flags: WrapperOnly | Extension, MetaVar: "<bytes|NK|NM|NG>", Help: "Limit on the bytes of compressed (v3) offload images inflated in memory, all inputs together (default 512M)"},
+	{ID: optClangPath, Prefixes: d2, Name: "clang-path=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "<path>", Help: "The clang used for device links (default: $OFFLOAD_KIT_CLANG, then the clang that runs this link; see docs/linker-wrapper.md)"},
+	{ID: optLlvmDir, Prefixes: d2, Name: "llvm-dir=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "<dir>", Help: "Take clang and the other LLVM tools from this bin directory first (default: $OFFLOAD_KIT_LLVM_DIR)"},
+	{ID: optToolPath, Prefixes: d2, Name: "tool-path=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "<program>=<path>", Help: "Run <path> for <program> (clang, ptxas, nvlink, fatbinary, llvm-link, ...; default: $OFFLOAD_KIT_<PROGRAM>)"},
+	{ID: optDeviceArchives, Prefixes: d2, Name: "device-archives=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "lazy|llvm22", Help: "How device code is taken from archives: by symbol resolution (lazy, default) or as LLVM 22 does (llvm22)"},
+	{ID: optCacheDir, Prefixes: d2, Name: "cache-dir=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "<dir>", Help: "Cache device-link results in <dir> (default: $OFFLOAD_KIT_CACHE_DIR; unset = no cache)"},
+	{ID: optCacheMaxSize, Prefixes: d2, Name: "cache-max-size=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "<bytes|NK|NM|NG>", Help: "Trim the device-link cache to this size (default: $OFFLOAD_KIT_CACHE_MAX_SIZE, else 5G; 0 = unlimited)"},
+	{ID: optCacheRemote, Prefixes: d2, Name: "cache-remote=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "<http(s) URL>", Help: "Share device-link results through a Bazel HTTP remote cache (default: $OFFLOAD_KIT_CACHE_REMOTE)"},
+	{ID: optCacheRemoteHeader, Prefixes: d2, Name: "cache-remote-header=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "<name>:<value>", Help: "Send this HTTP header to the remote cache, e.g. 'Authorization: Bearer <token>' (repeatable; default: $OFFLOAD_KIT_CACHE_REMOTE_HEADER)"},
+	{ID: optCacheRemoteReadOnly, Prefixes: d2, Name: "cache-remote-read-only", Kind: optable.Flag, Flags: WrapperOnly, Extension: true, Help: "Read from the remote cache but never upload (default: $OFFLOAD_KIT_CACHE_REMOTE_READ_ONLY=1)"},
+	{ID: optCacheTimeout, Prefixes: d2, Name: "cache-timeout=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "<duration>", Help: "Give up on the remote cache after this long without progress (connect, answer, or between bytes; default 5s)"},
+	{ID: optCacheSecretFile, Prefixes: d2, Name: "cache-secret-file=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "<file>", Help: "Authenticate cache entries with the secret in <file>; only holders of it can write entries others accept (default: $OFFLOAD_KIT_CACHE_SECRET_FILE)"},
+	{ID: optCacheToolCheck, Prefixes: d2, Name: "cache-tool-check=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "content|stat", Help: "Identify tools in cache keys by their contents (default) or by path, size and modification time"},
+	{ID: optNoCache, Prefixes: d2, Name: "no-cache", Kind: optable.Flag, Flags: WrapperOnly, Extension: true, Help: "Do not use the device-link cache"},
+	{ID: optMaxInflated, Prefixes: d2, Name: "wrapper-max-inflated=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "<bytes|NK|NM|NG>", Help: "Limit on the bytes of compressed (v3) offload images inflated in memory, all inputs together (default 512M)"},
 }
 
 // Table is the wrapper's option table.
