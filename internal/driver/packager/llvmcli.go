@@ -11,13 +11,34 @@ import (
 	"github.com/offload-kit/offload-kit/internal/version"
 )
 
+// The names of llvm-offload-binary's options (clopt.Opt.Name, without
+// dashes). The table and every lookup in its Result use these constants,
+// never a string literal, so a misspelt option is a compile error instead
+// of an option that silently never occurs.
+const (
+	obOutput         = "o"
+	obImage          = "image"
+	obArchive        = "archive"
+	obHelp           = "help"
+	obHelpList       = "help-list"
+	obHelpHidden     = "help-hidden"
+	obHelpListHidden = "help-list-hidden"
+	obVersion        = "version"
+)
+
 func offloadBinaryOpts(prog, path string) *clopt.Set {
 	return &clopt.Set{Prog: prog, Path: path, Opts: []clopt.Opt{
-		{Name: "o", Value: true, Meta: "<file>", Help: "Write output to <file>."},
-		{Name: "image", Value: true, Meta: "<<key>=<value>,...>", Help: "List of key and value arguments. Required keywords are 'file' and 'triple'."},
-		{Name: "archive", Help: "Write extracted files to a static archive"},
-		{Name: "help"}, {Name: "help-list"}, {Name: "help-hidden"}, {Name: "help-list-hidden"}, {Name: "version"},
+		{Name: obOutput, Value: true, Meta: "<file>", Help: "Write output to <file>."},
+		{Name: obImage, Value: true, Meta: "<<key>=<value>,...>", Help: "List of key and value arguments. Required keywords are 'file' and 'triple'."},
+		{Name: obArchive, Help: "Write extracted files to a static archive"},
+		{Name: obHelp}, {Name: obHelpList}, {Name: obHelpHidden}, {Name: obHelpListHidden}, {Name: obVersion},
 	}}
+}
+
+// offloadBinaryHelpAsked reports whether any of the four help options
+// occurred (LLVM prints the same text for each).
+func offloadBinaryHelpAsked(r *clopt.Result) bool {
+	return r.Bool(obHelp) || r.Bool(obHelpHidden) || r.Bool(obHelpList) || r.Bool(obHelpListHidden)
 }
 
 // OffloadBinaryHelp is llvm-offload-binary's --help text for program prog.
@@ -82,11 +103,11 @@ func OffloadBinaryMain(ctx context.Context, env *Env, argv0 string, args []strin
 		}
 		return err
 	}
-	if r.Bool("help") || r.Bool("help-hidden") || r.Bool("help-list") || r.Bool("help-list-hidden") {
+	if offloadBinaryHelpAsked(r) {
 		fmt.Fprint(env.Stdout, OffloadBinaryHelp(prog))
 		return nil
 	}
-	if r.Bool("version") {
+	if r.Bool(obVersion) {
 		fmt.Fprintln(env.Stdout, version.Line(prog))
 		return nil
 	}
@@ -97,7 +118,7 @@ func OffloadBinaryMain(ctx context.Context, env *Env, argv0 string, args []strin
 	if strings.HasSuffix(prog, "clang-offload-packager") {
 		fmt.Fprintln(env.Stderr, "warning: 'clang-offload-packager' is deprecated. Use 'llvm-offload-binary' instead.")
 	}
-	output, hasOut := r.Last("o"), r.Has("o")
+	output, hasOut := r.Last(obOutput), r.Has(obOutput)
 	switch {
 	case !hasOut && len(r.Positional) == 0:
 		fmt.Fprint(env.Stdout, offloadBinaryUsage(prog))
@@ -105,9 +126,9 @@ func OffloadBinaryMain(ctx context.Context, env *Env, argv0 string, args []strin
 	case hasOut && len(r.Positional) > 0:
 		return errors.New("Packaging to an output file and extracting from an input file are mutually exclusive.")
 	case hasOut:
-		return Create(ctx, env, output, r.All("image"))
+		return Create(ctx, env, output, r.All(obImage))
 	}
-	return Extract(ctx, env, ExtractOptions{Input: r.Positional[0], Images: r.All("image"), Archive: r.Bool("archive"), LLVMMessages: true})
+	return Extract(ctx, env, ExtractOptions{Input: r.Positional[0], Images: r.All(obImage), Archive: r.Bool(obArchive), LLVMMessages: true})
 }
 
 // CreateOptions are the parsed arguments of offload-packager create.
@@ -140,9 +161,9 @@ func ParseCreate(prog string, args []string) (CreateOptions, error) {
 		}
 		return CreateOptions{}, &diag.FlagError{Err: fmt.Errorf("create: %w", err)}
 	}
-	o := CreateOptions{Output: r.Last("o"), Images: r.All("image")}
-	o.Help = r.Bool("help") || r.Bool("help-hidden") || r.Bool("help-list") || r.Bool("help-list-hidden")
-	o.Version = r.Bool("version")
+	o := CreateOptions{Output: r.Last(obOutput), Images: r.All(obImage)}
+	o.Help = offloadBinaryHelpAsked(r)
+	o.Version = r.Bool(obVersion)
 	if o.Help || o.Version {
 		return o, nil
 	}
@@ -152,9 +173,9 @@ func ParseCreate(prog string, args []string) (CreateOptions, error) {
 	switch {
 	case len(r.Positional) > 0:
 		return usage("unexpected input file '%s': create only packages (-o OUTPUT --image=file=F,triple=T,...); to extract, use '%s extract %s'", r.Positional[0], prog, r.Positional[0])
-	case r.Bool("archive"):
+	case r.Bool(obArchive):
 		return usage("--archive applies to extraction ('%s extract --archive')", prog)
-	case !r.Has("o"):
+	case !r.Has(obOutput):
 		return usage("-o OUTPUT is required")
 	case len(o.Images) == 0:
 		return usage("no --image=file=F,triple=T,... given: nothing to package")
