@@ -516,18 +516,7 @@ func (t *fseEnc) build(norm []int16, log uint8) {
 			cumul[s+1] = cumul[s] + int(c)
 		}
 	}
-	step := size>>1 + size>>3 + 3
-	mask := size - 1
-	pos := 0
-	for s, c := range norm {
-		for i := 0; i < int(c); i++ {
-			sym[pos] = uint8(s)
-			pos = (pos + step) & mask
-			for pos > high {
-				pos = (pos + step) & mask
-			}
-		}
-	}
+	spreadSymbols(&sym, norm, size, high) // the caller's distribution is valid
 	next := cumul
 	for u := 0; u < size; u++ {
 		s := sym[u]

@@ -87,6 +87,26 @@ type table struct {
 	log uint8
 }
 
+// spreadSymbols places the symbols with a count of one or more over the
+// table's states below high (RFC 8878 §4.1.1), the one spread both the
+// decoder's and the encoder's tables use. It reports whether the walk
+// ended back at state 0, as a valid distribution does.
+func spreadSymbols(sym *[512]uint8, norm []int16, size, high int) bool {
+	step := size>>1 + size>>3 + 3
+	mask := size - 1
+	pos := 0
+	for s, c := range norm {
+		for i := 0; i < int(c); i++ {
+			sym[pos] = uint8(s)
+			pos = (pos + step) & mask
+			for pos > high {
+				pos = (pos + step) & mask
+			}
+		}
+	}
+	return pos == 0
+}
+
 // build fills t from a normalized distribution whose counts sum to
 // 1<<log (-1 meaning "less than one"). The caller has validated norm.
 func (t *table) build(f field, norm []int16, log uint8) bool {
@@ -104,19 +124,7 @@ func (t *table) build(f field, norm []int16, log uint8) bool {
 			next[s] = uint16(c)
 		}
 	}
-	step := size>>1 + size>>3 + 3
-	mask := size - 1
-	pos := 0
-	for s, c := range norm {
-		for i := 0; i < int(c); i++ {
-			sym[pos] = uint8(s)
-			pos = (pos + step) & mask
-			for pos > high {
-				pos = (pos + step) & mask
-			}
-		}
-	}
-	if pos != 0 {
+	if !spreadSymbols(&sym, norm, size, high) {
 		return false
 	}
 	for u := 0; u < size; u++ {
