@@ -148,6 +148,12 @@ func parseLinkerScript(text string) ldScriptInfo {
 					return
 				}
 				w = unquote(w)
+				if w == "" {
+					// "" names no file the linker could open: not sure
+					// what it links, so take everything.
+					info.unsure = "an empty input file name"
+					return
+				}
 				if lib, ok := strings.CutPrefix(w, "-l"); ok {
 					info.inputs = append(info.inputs, scriptInput{lib, true})
 				} else {
