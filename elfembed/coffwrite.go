@@ -31,7 +31,7 @@ type coffOut struct {
 	hdr     coffShdr
 	name    string
 	old     int // 0-based input section, -1 for added
-	pieces  []piece
+	pieces  sectionData
 	relocs  []byte
 	nreloc  int
 	changed bool   // contents changed: recompute section-symbol Length and CheckSum
@@ -81,15 +81,11 @@ func rewriteCOFF(w io.Writer, f *coffFile, e Edit) error {
 	if f.peOff != 0 || f.optSize != 0 {
 		return unsupported(0, "COFF image files cannot be rewritten; only objects")
 	}
-	r := &coffRewriter{f: f, e: e, ss: f.symSize, secNumSize: 2, nsec: len(f.shdrs)}
+	r := &coffRewriter{f: f, e: e, ss: f.symSize, secNumSize: 2, nsec: len(f.shdrs), names: f.obj.names()}
 	if f.bigobj {
 		r.secNumSize = 4
 	}
-	r.names = make([]string, r.nsec)
-	for i := range f.obj.Sections {
-		r.names[i] = f.obj.Sections[i].Name
-	}
-	for _, phase := range []func() error{
+	if err := runPhases(
 		r.readSymbols,
 		r.removal,
 		r.outputSections,
@@ -99,10 +95,8 @@ func rewriteCOFF(w io.Writer, f *coffFile, e Edit) error {
 		r.symbolTable,
 		r.sectionNames,
 		r.layOut,
-	} {
-		if err := phase(); err != nil {
-			return err
-		}
+	); err != nil {
+		return err
 	}
 	return r.write(w)
 }
@@ -142,10 +136,7 @@ func (r *coffRewriter) readSymbols() error {
 func (r *coffRewriter) removal() error {
 	f, ss, nsec := r.f, r.ss, r.nsec
 	r.removed = make([]bool, nsec)
-	rm := map[string]bool{}
-	for _, name := range r.e.Remove {
-		rm[name] = true
-	}
+	rm := r.e.removeSet()
 	for i := range r.names {
 		r.removed[i] = rm[r.names[i]]
 	}
@@ -336,8 +327,7 @@ func (r *coffRewriter) additions() error {
 			if target.hdr.chars&coffCntUninit != 0 {
 				return unsupported(0, "cannot append data to uninitialised section %s", a.Name)
 			}
-			cur := target.dataSize()
-			target.pieces = append(target.pieces, piece{pad: alignUp(cur, int64(align)) - cur, r: a.Data, n: a.Size})
+			target.pieces.appendSection(a)
 			if coffAlign(target.hdr.chars) < align {
 				target.hdr.chars = target.hdr.chars&^coffAlignMask | coffAlignBits(align)
 			}
@@ -485,7 +475,7 @@ func (r *coffRewriter) layOut() error {
 	}
 	off := hdrSize + int64(len(r.outs))*coffShdrSize
 	for _, so := range r.outs {
-		sz := so.dataSize()
+		sz := so.pieces.size()
 		if so.hdr.chars&coffCntUninit != 0 {
 			so.hdr.rawPtr = 0
 		} else {
@@ -570,14 +560,6 @@ func (r *coffRewriter) write(w io.Writer) error {
 		wr.write(r.strtab)
 	}
 	return wr.flush()
-}
-
-func (s *coffOut) dataSize() int64 {
-	var n int64
-	for _, p := range s.pieces {
-		n += p.size()
-	}
-	return n
 }
 
 func coffAlignBits(align uint64) uint32 {

@@ -23,21 +23,9 @@ type elfOut struct {
 	hdr    elfShdr // output header; off and size filled in by layout
 	name   string
 	old    int // input index, or -1 for an added section
-	pieces []piece
+	pieces sectionData
 	nobits bool
 	order  int64 // layout key: input offset, or after everything for new sections
-}
-
-func (s *elfOut) dataSize() int64 {
-	var n int64
-	for _, p := range s.pieces {
-		n += p.size()
-	}
-	return n
-}
-
-func unsupported(off int64, f string, args ...any) error {
-	return format.Errorf(off, format.ErrUnsupported, f, args...)
 }
 
 // elfRewriter rewrites one relocatable ELF object, one method per phase;
@@ -48,6 +36,7 @@ type elfRewriter struct {
 	e     Edit
 	bo    binary.ByteOrder
 	is64  bool
+	cls   elfClass
 	n     int      // input sections
 	names []string // input section names
 
@@ -58,9 +47,8 @@ type elfRewriter struct {
 	strtabs map[int]*strtabAppender
 	shstr   *strtabAppender
 
-	ehsize, entsz int64
-	layout        []*elfOut // outs[1:] in file order
-	shoff         int64
+	layout []*elfOut // outs[1:] in file order
+	shoff  int64
 }
 
 func rewriteELF(w io.Writer, f *elfFile, e Edit) error {
@@ -68,7 +56,7 @@ func rewriteELF(w io.Writer, f *elfFile, e Edit) error {
 	if err != nil {
 		return err
 	}
-	for _, phase := range []func() error{
+	if err := runPhases(
 		r.removalSet,
 		r.outputSections,
 		r.renames,
@@ -78,10 +66,8 @@ func rewriteELF(w io.Writer, f *elfFile, e Edit) error {
 		r.additions,
 		r.stringTables,
 		r.layOut,
-	} {
-		if err := phase(); err != nil {
-			return err
-		}
+	); err != nil {
+		return err
 	}
 	return r.write(w)
 }
@@ -97,12 +83,8 @@ func newELFRewriter(f *elfFile, e Edit) (*elfRewriter, error) {
 	if len(f.shdrs) == 0 {
 		return nil, unsupported(0, "object without a section header table")
 	}
-	r := &elfRewriter{f: f, o: o, e: e, bo: o.ByteOrder, is64: o.Class == 64, n: len(f.shdrs),
-		strtabs: map[int]*strtabAppender{}}
-	r.names = make([]string, r.n)
-	for i := range o.Sections {
-		r.names[i] = o.Sections[i].Name
-	}
+	r := &elfRewriter{f: f, o: o, e: e, bo: o.ByteOrder, is64: o.Class == 64, cls: elfClassOf(o.Class == 64),
+		n: len(f.shdrs), names: o.names(), strtabs: map[int]*strtabAppender{}}
 	return r, nil
 }
 
@@ -113,10 +95,7 @@ func (r *elfRewriter) shdrOff(i int) int64 { return int64(r.f.shoff) + int64(i*r
 func (r *elfRewriter) removalSet() error {
 	f, o, n, bo := r.f, r.o, r.n, r.bo
 	r.removed = make([]bool, n)
-	rmName := map[string]bool{}
-	for _, name := range r.e.Remove {
-		rmName[name] = true
-	}
+	rmName := r.e.removeSet()
 	for i := 1; i < n; i++ {
 		if rmName[r.names[i]] {
 			if i == f.shstrndx {
@@ -341,8 +320,7 @@ func (r *elfRewriter) additions() error {
 			if target.nobits {
 				return unsupported(0, "cannot append data to SHT_NOBITS section %s", a.Name)
 			}
-			cur := target.dataSize()
-			target.pieces = append(target.pieces, piece{pad: alignUp(cur, align) - cur, r: a.Data, n: a.Size})
+			target.pieces.appendSection(a)
 			target.hdr.addralign = max(target.hdr.addralign, uint64(align))
 			continue
 		}
@@ -386,10 +364,6 @@ func (r *elfRewriter) stringTables() error {
 // layOut assigns file offsets: input sections in their input order, new
 // ones after them, then the section header table.
 func (r *elfRewriter) layOut() error {
-	r.ehsize, r.entsz = 64, 64
-	if !r.is64 {
-		r.ehsize, r.entsz = 52, 40
-	}
 	r.layout = append([]*elfOut{}, r.outs[1:]...)
 	sort.SliceStable(r.layout, func(i, j int) bool {
 		a, b := r.layout[i], r.layout[j]
@@ -398,7 +372,7 @@ func (r *elfRewriter) layOut() error {
 		}
 		return a.order < b.order
 	})
-	off := r.ehsize
+	off := r.cls.ehsize
 	for _, so := range r.layout {
 		off = alignUp(off, int64(max(so.hdr.addralign, 1)))
 		so.hdr.off = uint64(off)
@@ -408,15 +382,12 @@ func (r *elfRewriter) layOut() error {
 			}
 			continue
 		}
-		sz := so.dataSize()
+		sz := so.pieces.size()
 		so.hdr.size = uint64(sz)
 		off += sz
 	}
-	r.shoff = alignUp(off, 8)
-	if !r.is64 {
-		r.shoff = alignUp(off, 4)
-	}
-	total := r.shoff + int64(len(r.outs))*r.entsz
+	r.shoff = alignUp(off, r.cls.word)
+	total := r.shoff + int64(len(r.outs))*r.cls.shentsize
 	if !r.is64 && total > 0xffffffff {
 		return format.Errorf(0, format.ErrLimit, "ELF32 output of %d bytes exceeds 4 GiB", total)
 	}
@@ -440,22 +411,14 @@ func (r *elfRewriter) write(w io.Writer) error {
 		eShstrndx = shnXindex
 		s0.hdr.link = uint32(strIdx)
 	}
-	hdr := append([]byte{}, f.buf[:r.ehsize]...)
-	if r.is64 {
-		bo.PutUint64(hdr[32:], 0)
-		bo.PutUint64(hdr[40:], uint64(r.shoff))
-		bo.PutUint16(hdr[52:], uint16(r.ehsize))
-		bo.PutUint16(hdr[58:], uint16(r.entsz))
-		bo.PutUint16(hdr[60:], uint16(eShnum))
-		bo.PutUint16(hdr[62:], uint16(eShstrndx))
-	} else {
-		bo.PutUint32(hdr[28:], 0)
-		bo.PutUint32(hdr[32:], uint32(r.shoff))
-		bo.PutUint16(hdr[40:], uint16(r.ehsize))
-		bo.PutUint16(hdr[46:], uint16(r.entsz))
-		bo.PutUint16(hdr[48:], uint16(eShnum))
-		bo.PutUint16(hdr[50:], uint16(eShstrndx))
-	}
+	c := r.cls
+	hdr := append([]byte{}, f.buf[:c.ehsize]...)
+	c.putWord(bo, hdr[c.phoff:], 0)
+	c.putWord(bo, hdr[c.shoff:], uint64(r.shoff))
+	bo.PutUint16(hdr[c.ehsizeOff:], uint16(c.ehsize))
+	bo.PutUint16(hdr[c.shentsizeOff:], uint16(c.shentsize))
+	bo.PutUint16(hdr[c.shnumOff:], uint16(eShnum))
+	bo.PutUint16(hdr[c.shstrndxOff:], uint16(eShstrndx))
 
 	wr := newWriter(w)
 	wr.write(hdr)

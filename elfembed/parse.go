@@ -113,6 +113,15 @@ func (o *Object) Section(name string) *Section {
 	return nil
 }
 
+// names returns the section names, indexed like Sections.
+func (o *Object) names() []string {
+	names := make([]string, len(o.Sections))
+	for i := range o.Sections {
+		names[i] = o.Sections[i].Name
+	}
+	return names
+}
+
 // Parse parses the section table of an ELF (32/64-bit, either byte order)
 // or COFF object (regular, bigobj, or a PE image). It never panics; errors
 // are *format.FormatError carrying the offset of the failing field.
@@ -160,6 +169,33 @@ type elfFile struct {
 	shstrndx  int
 	flags     uint32
 	shdrs     []elfShdr
+}
+
+// elfClass is what differs between the ELF32 and ELF64 layouts for this
+// package: the header sizes, the size of an address or offset, and the
+// offsets of the ELF header fields it checks or sets.
+type elfClass struct {
+	ehsize, shentsize int64
+	word              int64 // e_phoff and e_shoff; also the alignment of the section header table
+	phoff, shoff      int64
+	// the 16-bit fields e_ehsize, e_shentsize, e_shnum and e_shstrndx
+	ehsizeOff, shentsizeOff, shnumOff, shstrndxOff int64
+}
+
+func elfClassOf(is64 bool) elfClass {
+	if is64 {
+		return elfClass{ehsize: 64, shentsize: 64, word: 8, phoff: 32, shoff: 40, ehsizeOff: 52, shentsizeOff: 58, shnumOff: 60, shstrndxOff: 62}
+	}
+	return elfClass{ehsize: 52, shentsize: 40, word: 4, phoff: 28, shoff: 32, ehsizeOff: 40, shentsizeOff: 46, shnumOff: 48, shstrndxOff: 50}
+}
+
+// putWord stores v in a word-sized field.
+func (c elfClass) putWord(bo binary.ByteOrder, b []byte, v uint64) {
+	if c.word == 8 {
+		bo.PutUint64(b, v)
+		return
+	}
+	bo.PutUint32(b, uint32(v))
 }
 
 func parseELF(buf []byte) (*elfFile, error) {
@@ -210,22 +246,16 @@ func parseELF(buf []byte) (*elfFile, error) {
 	if err := c.Err(); err != nil {
 		return nil, format.CursorError(err, "")
 	}
-	want := 64
-	if o.Class == 32 {
-		want = 40
-	}
+	cls := elfClassOf(o.Class == 64)
+	want := int(cls.shentsize)
 	if f.shoff == 0 {
 		if shnum != 0 {
 			return nil, format.Errorf(0x28, format.ErrCorrupt, "e_shnum %d with no section header table", shnum)
 		}
 		return f, nil
 	}
-	shnumOff := int64(60)
-	if o.Class == 32 {
-		shnumOff = 48
-	}
 	if f.shentsize != want {
-		return nil, format.Errorf(shnumOff-2, format.ErrCorrupt, "e_shentsize %d, want %d", f.shentsize, want)
+		return nil, format.Errorf(cls.shentsizeOff, format.ErrCorrupt, "e_shentsize %d, want %d", f.shentsize, want)
 	}
 	if !binio.InRange(f.shoff, uint64(want), uint64(len(buf))) {
 		return nil, format.Errorf(int64(want-24), format.ErrTruncated, "section header table at 0x%x past end of file", f.shoff)
@@ -251,7 +281,7 @@ func parseELF(buf []byte) (*elfFile, error) {
 	var shstr []byte
 	if f.shstrndx != 0 {
 		if f.shstrndx >= shnum {
-			return nil, format.Errorf(shnumOff+2, format.ErrCorrupt, "e_shstrndx %d out of range", f.shstrndx)
+			return nil, format.Errorf(cls.shstrndxOff, format.ErrCorrupt, "e_shstrndx %d out of range", f.shstrndx)
 		}
 		h := f.shdrs[f.shstrndx]
 		if h.typ != format.SHT_NOBITS {

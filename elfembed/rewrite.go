@@ -112,6 +112,12 @@ func Embed(w io.Writer, host []byte, payloads []io.ReaderAt, sizes []int64) erro
 
 const coffOffloadingChars = COFFOffloadingFlags
 
+// unsupported is the error both rewriters return for input they cannot
+// rewrite: a *format.FormatError at off wrapping format.ErrUnsupported.
+func unsupported(off int64, f string, args ...any) error {
+	return format.Errorf(off, format.ErrUnsupported, f, args...)
+}
+
 func checkAdds(adds []NewSection) error {
 	for i, a := range adds {
 		switch {
@@ -144,6 +150,45 @@ func (p piece) size() int64 {
 		return p.pad + p.n
 	}
 	return p.pad + int64(len(p.b))
+}
+
+// sectionData is the contents of one output section (ELF or COFF): its
+// pieces, written one after another.
+type sectionData []piece
+
+func (d sectionData) size() int64 {
+	var n int64
+	for _, p := range d {
+		n += p.size()
+	}
+	return n
+}
+
+// appendSection appends a's contents after zero padding to a's alignment,
+// as Edit.Concat does.
+func (d *sectionData) appendSection(a NewSection) {
+	cur := d.size()
+	*d = append(*d, piece{pad: alignUp(cur, int64(max(a.Align, 1))) - cur, r: a.Data, n: a.Size})
+}
+
+// runPhases runs a rewriter's phases in order, stopping at the first
+// error.
+func runPhases(phases ...func() error) error {
+	for _, phase := range phases {
+		if err := phase(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// removeSet is Edit.Remove as a set.
+func (e Edit) removeSet() map[string]bool {
+	rm := map[string]bool{}
+	for _, name := range e.Remove {
+		rm[name] = true
+	}
+	return rm
 }
 
 // writer is a bufio.Writer that tracks the output offset and streams
