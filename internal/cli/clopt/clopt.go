@@ -14,28 +14,90 @@ import (
 
 // Opt describes one option.
 type Opt struct {
-	Name   string // without dashes
-	Value  bool   // takes a value
-	Comma  bool   // value is a comma-separated list (cl::CommaSeparated)
-	Help   string
-	Meta   string // value placeholder for help
+	Name  string // without dashes
+	Value bool   // takes a value
+	Comma bool   // value is a comma-separated list (cl::CommaSeparated)
+	Help  string // cl::desc; a multi-line text is printed line by line
+	// Meta is the value's name in help (cl::value_desc, or the parser's
+	// default name, such as "uint"), without angle brackets: "file"
+	// prints "-o <file>". Empty means "string", as for parser<string>.
+	Meta string
+	// Hidden (cl::Hidden): listed only by --help-hidden and
+	// --help-list-hidden.
 	Hidden bool
+	// Unlisted: in no help listing at all (cl::ReallyHidden). The tools'
+	// own -h is such an option: it has no category, so
+	// cl::HideUnrelatedOptions hides it entirely.
+	Unlisted bool
+
+	generic  bool // one of cl::opt's own options ("Generic Options")
+	action   bool // --help and --version: acts when met (see Result.Action)
+	helpOnly bool // listed in help as LLVM lists it, but not implemented: parsed as unknown
 }
 
 // Set is a table of options for one program.
 type Set struct {
 	Prog string // stem used in messages, e.g. "llvm-offload-binary"
 	Path string // argv[0] as typed, used in "Try: '<path> --help'"
+	// Opts are the tool's own options; cl::opt's generic ones (--help,
+	// --version, ...) are added by the package.
 	Opts []Opt
 	// NoPositional: the tool takes no positional arguments, so each one
 	// (also after "--") is an "Unknown command line argument" error.
 	NoPositional bool
+
+	// For help: Overview is the text after "OVERVIEW: " (with its own
+	// trailing newline, as the tools pass it to cl::ParseCommandLineOptions),
+	// Positional the positional argument's description on the USAGE line
+	// ("" when there is none) and Category the name of the tool's
+	// cl::OptionCategory, under which --help lists Opts.
+	Overview   string
+	Positional string
+	Category   string
+}
+
+// The names of cl::opt's generic options.
+const (
+	Help           = "help"
+	HelpList       = "help-list"
+	HelpHidden     = "help-hidden"
+	HelpListHidden = "help-list-hidden"
+	Version        = "version"
+)
+
+// genericOpts are the options cl::opt gives every tool, in its "Generic
+// Options" category.
+func genericOpts() []Opt {
+	return []Opt{
+		{Name: Help, Help: "Display available options (--help-hidden for more)", action: true},
+		{Name: HelpList, Help: "Display list of available options (--help-list-hidden for more)", Hidden: true, action: true},
+		{Name: HelpHidden, Help: "Display all available options", Hidden: true, action: true},
+		{Name: HelpListHidden, Help: "Display list of all available options", Hidden: true, action: true},
+		{Name: "print-options", Help: "Print non-default options after command line parsing", Hidden: true, helpOnly: true},
+		{Name: "print-all-options", Help: "Print all option values after command line parsing", Hidden: true, helpOnly: true},
+		{Name: Version, Help: "Display the version of this program", action: true},
+	}
+}
+
+// all returns the tool's options and the generic ones, each marked.
+func (s *Set) all() []Opt {
+	g := genericOpts()
+	for i := range g {
+		g[i].generic = true
+	}
+	return append(append([]Opt(nil), s.Opts...), g...)
 }
 
 // Result holds what was parsed.
 type Result struct {
 	Values     map[string][]string // option name → values, in order ("true"/"false" for flags)
 	Positional []string
+	// Action is the help or version option (Help, HelpList, HelpHidden,
+	// HelpListHidden or Version) that ended parsing, or "". As in LLVM,
+	// such an option acts as soon as it is met: the arguments after it are
+	// not looked at, and the tool prints what it asks for and exits 0,
+	// after printing the errors of the arguments before it.
+	Action string
 }
 
 // Has reports whether the option occurred.
@@ -65,10 +127,12 @@ type Error struct{ Text string }
 
 func (e *Error) Error() string { return strings.TrimRight(e.Text, "\n") }
 
-func (s *Set) find(name string) *Opt {
-	for i := range s.Opts {
-		if s.Opts[i].Name == name {
-			return &s.Opts[i]
+// find returns the option called name, nil if there is none (or it is
+// one listed in help only).
+func (s *Set) find(opts []Opt, name string) *Opt {
+	for i := range opts {
+		if opts[i].Name == name && !opts[i].helpOnly {
+			return &opts[i]
 		}
 	}
 	return nil
@@ -80,6 +144,7 @@ func (s *Set) find(name string) *Opt {
 // LLVM's later checks, such as a missing required option, to the text).
 func (s *Set) Parse(args []string) (*Result, error) {
 	var bad strings.Builder
+	opts := s.all()
 	r := &Result{Values: map[string][]string{}}
 	add := func(o *Opt, v string) {
 		if o.Comma {
@@ -102,10 +167,19 @@ func (s *Set) Parse(args []string) (*Result, error) {
 		}
 		body := strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
 		name, val, hasVal := strings.Cut(body, "=")
-		o := s.find(name)
+		o := s.find(opts, name)
 		if o == nil {
-			bad.WriteString(s.unknown(a, name).Text)
+			bad.WriteString(s.unknown(opts, a, name).Text)
 			continue
+		}
+		if o.action {
+			if hasVal { // cl::ValueDisallowed
+				fmt.Fprintf(&bad, "%s: for the %s option: does not allow a value! '%s' specified.\n", s.Prog, dashes(o.Name), val)
+				continue
+			}
+			r.Values[o.Name] = append(r.Values[o.Name], "true")
+			r.Action = o.Name
+			break
 		}
 		if !o.Value {
 			if hasVal {
@@ -157,12 +231,16 @@ func dashes(name string) string {
 
 // unknown builds LLVM's two-line unknown-argument message with a
 // nearest-option suggestion.
-func (s *Set) unknown(arg, name string) *Error {
+func (s *Set) unknown(opts []Opt, arg, name string) *Error {
 	text := fmt.Sprintf("%s: Unknown command line argument '%s'.  Try: '%s --help'\n", s.Prog, arg, s.Path)
 	best, bestD := "", 1<<30
-	cands := []string{"help", "help-list", "version"}
-	for _, o := range s.Opts {
-		cands = append(cands, o.Name)
+	var cands []string
+	for _, o := range opts {
+		// Never one in no help listing, as LLVM's LookupNearestOption
+		// skips cl::ReallyHidden options.
+		if !o.helpOnly && !o.Unlisted {
+			cands = append(cands, o.Name)
+		}
 	}
 	sort.Strings(cands)
 	for _, c := range cands {

@@ -11,7 +11,7 @@ import (
 func testSet() *Set {
 	return &Set{Prog: "tool", Path: "/bin/tool", Opts: []Opt{
 		{Name: "o", Value: true}, {Name: "image", Value: true}, {Name: "archive"},
-		{Name: "targets", Value: true, Comma: true}, {Name: "help"}, {Name: "version"},
+		{Name: "targets", Value: true, Comma: true},
 	}}
 }
 
