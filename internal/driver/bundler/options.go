@@ -8,7 +8,6 @@ import (
 
 	"github.com/offload-kit/offload-kit/internal/cli/clopt"
 	"github.com/offload-kit/offload-kit/internal/cli/diag"
-	"github.com/offload-kit/offload-kit/internal/version"
 )
 
 // Options are clang-offload-bundler's command-line options.
@@ -41,142 +40,132 @@ type Options struct {
 	CompressionLevel *int
 }
 
+// The names of clang-offload-bundler's options (clopt.Opt.Name, without
+// dashes). The table and every lookup in its Result use these constants,
+// so a misspelt option is a compile error. cl::opt's own options (--help,
+// --version, ...) are clopt's.
+const (
+	optPrintCommands       = "###"
+	optAllowMissingBundles = "allow-missing-bundles"
+	optBundleAlign         = "bundle-align"
+	optCheckInputArchive   = "check-input-archive"
+	optCompress            = "compress"
+	optCompressionLevel    = "compression-level"
+	optHipOpenMPCompatible = "hip-openmp-compatible"
+	optInput               = "input"
+	optInputs              = "inputs"
+	optList                = "list"
+	optOutput              = "output"
+	optOutputs             = "outputs"
+	optTargets             = "targets"
+	optType                = "type"
+	optUnbundle            = "unbundle"
+	optVerbose             = "verbose"
+	optH                   = "h" // "Alias for -help", an ordinary flag read after parsing
+)
+
 func bundlerOpts(prog, path string) *clopt.Set {
-	return &clopt.Set{Prog: prog, Path: path, Opts: []clopt.Opt{
-		{Name: "###"},
-		{Name: "allow-missing-bundles"},
-		{Name: "bundle-align", Value: true},
-		{Name: "check-input-archive"},
-		{Name: "compress"},
-		{Name: "compression-level", Value: true},
-		{Name: "hip-openmp-compatible"},
-		{Name: "input", Value: true},
-		{Name: "inputs", Value: true, Comma: true},
-		{Name: "list"},
-		{Name: "output", Value: true},
-		{Name: "outputs", Value: true, Comma: true},
-		{Name: "targets", Value: true, Comma: true},
-		{Name: "type", Value: true},
-		{Name: "unbundle"},
-		{Name: "verbose"},
-		{Name: "h"},
-		{Name: "help"}, {Name: "help-list"}, {Name: "help-hidden"}, {Name: "help-list-hidden"}, {Name: "version"},
-	}}
-}
-
-// Help is clang-offload-bundler's --help text for program prog.
-func Help(prog string) string {
-	return `OVERVIEW: A tool to bundle several input files of the specified type <type> 
-referring to the same source file but different targets into a single 
-one. The resulting file can also be unbundled into different files by 
-this tool if -unbundle is provided.
-
-USAGE: ` + prog + ` [options]
-
-OPTIONS:
-
-Generic Options:
-
-  --help                  - Display available options (--help-hidden for more)
-  --help-list             - Display list of available options (--help-list-hidden for more)
-  --version               - Display the version of this program
-
-clang-offload-bundler options:
-
-  --###                   - Print any external commands that are to be executed instead of actually executing them - for testing purposes.
-  --allow-missing-bundles - Create empty files if bundles are missing when unbundling.
-  --bundle-align=<uint>   - Alignment of bundle for binary files
-  --check-input-archive   - Check if input heterogeneous archive is valid in terms of TargetID rules.
-  --compress              - Compress output file when bundling.
-  --compression-level=<n> - Specify the compression level (integer)
-  --hip-openmp-compatible - Treat hip and hipv4 offload kinds as compatible with openmp kind, and vice versa.
-  --input=<string>        - Input file. Can be specified multiple times for multiple input files.
-  --inputs=<string>       - [<input file>,...] (deprecated)
-  --list                  - List bundle IDs in the bundled file.
-  --output=<string>       - Output file. Can be specified multiple times for multiple output files.
-  --outputs=<string>      - [<output file>,...] (deprecated)
-  --targets=<string>      - [<offload kind>-<target triple>,...]
-  --type=<string>         - Type of the files to be bundled/unbundled.
-                            Current supported types are:
-                              i    - cpp-output
-                              ii   - c++-cpp-output
-                              cui  - cuda-cpp-output
-                              hipi - hip-cpp-output
-                              d    - dependency
-                              ll   - llvm
-                              bc   - llvm-bc
-                              s    - assembler
-                              o    - object
-                              a    - archive of objects
-                              gch  - precompiled-header
-                              ast  - clang AST file
-  --unbundle              - Unbundle bundled file into several output files.
-  --verbose               - Print debug information.
-`
+	return &clopt.Set{Prog: prog, Path: path, NoPositional: true, Opts: []clopt.Opt{
+		{Name: optPrintCommands, Help: "Print any external commands that are to be executed instead of actually executing them - for testing purposes."},
+		{Name: optAllowMissingBundles, Help: "Create empty files if bundles are missing when unbundling."},
+		{Name: optBundleAlign, Value: true, Meta: "uint", Help: "Alignment of bundle for binary files"},
+		{Name: optCheckInputArchive, Help: "Check if input heterogeneous archive is valid in terms of TargetID rules."},
+		{Name: optCompress, Help: "Compress output file when bundling."},
+		{Name: optCompressionLevel, Value: true, Meta: "n", Help: "Specify the compression level (integer)"},
+		{Name: optHipOpenMPCompatible, Help: "Treat hip and hipv4 offload kinds as compatible with openmp kind, and vice versa."},
+		{Name: optInput, Value: true, Help: "Input file. Can be specified multiple times for multiple input files."},
+		{Name: optInputs, Value: true, Comma: true, Help: "[<input file>,...] (deprecated)"},
+		{Name: optList, Help: "List bundle IDs in the bundled file."},
+		{Name: optOutput, Value: true, Help: "Output file. Can be specified multiple times for multiple output files."},
+		{Name: optOutputs, Value: true, Comma: true, Help: "[<output file>,...] (deprecated)"},
+		{Name: optTargets, Value: true, Comma: true, Help: "[<offload kind>-<target triple>,...]"},
+		{Name: optType, Value: true, Help: "Type of the files to be bundled/unbundled.\n" +
+			"Current supported types are:\n" +
+			"  i    - cpp-output\n" +
+			"  ii   - c++-cpp-output\n" +
+			"  cui  - cuda-cpp-output\n" +
+			"  hipi - hip-cpp-output\n" +
+			"  d    - dependency\n" +
+			"  ll   - llvm\n" +
+			"  bc   - llvm-bc\n" +
+			"  s    - assembler\n" +
+			"  o    - object\n" +
+			"  a    - archive of objects\n" +
+			"  gch  - precompiled-header\n" +
+			"  ast  - clang AST file"},
+		{Name: optUnbundle, Help: "Unbundle bundled file into several output files."},
+		{Name: optVerbose, Help: "Print debug information."},
+		{Name: optH, Help: "Alias for -help", Unlisted: true},
+	},
+		// The trailing spaces are LLVM's.
+		Overview: "A tool to bundle several input files of the specified type <type> \n" +
+			"referring to the same source file but different targets into a single \n" +
+			"one. The resulting file can also be unbundled into different files by \n" +
+			"this tool if -unbundle is provided.\n",
+		Category: "clang-offload-bundler options",
+	}
 }
 
 // ParseArgs parses a clang-offload-bundler command line (without argv[0]).
-// Command-line errors are *clopt.Error with LLVM's complete text.
+// Command-line errors are *clopt.Error with LLVM's complete text. When
+// --help or --version ended parsing (the Result's Action), the error holds
+// only the messages of the arguments before it, and Options are not filled.
 func ParseArgs(argv0 string, args []string) (Options, *clopt.Result, error) {
 	prog := diag.Stem(argv0)
-	set := bundlerOpts(prog, argv0)
-	set.NoPositional = true
-	r, err := set.Parse(args)
+	r, err := bundlerOpts(prog, argv0).Parse(args)
+	if r.Action != "" {
+		return Options{}, r, err
+	}
 	if err != nil {
 		// LLVM reports every bad argument, then the missing -type.
 		var ce *clopt.Error
-		if errors.As(err, &ce) && !r.Has("type") {
+		if errors.As(err, &ce) && !r.Has(optType) {
 			ce.Text += fmt.Sprintf("%s: for the --type option: must be specified at least once!\n", prog)
 		}
 		return Options{}, nil, err
 	}
 	o := Options{BundleAlign: 1}
-	// --help and --version act inside LLVM's parser; -h (an ordinary
-	// cl::opt) is only looked at after the required -type was checked.
-	if r.Has("help") || r.Has("help-list") || r.Has("help-hidden") || r.Has("help-list-hidden") || r.Has("version") {
-		return o, r, nil
-	}
 	bad := func(opt, v, kind string) error {
 		return &clopt.Error{Text: fmt.Sprintf("%s: for the --%s option: '%s' value invalid for %s argument!\n", prog, opt, v, kind)}
 	}
-	if r.Has("bundle-align") {
-		v := r.Last("bundle-align")
+	if r.Has(optBundleAlign) {
+		v := r.Last(optBundleAlign)
 		n, err := strconv.ParseUint(v, 0, 32)
 		if err != nil {
-			return Options{}, nil, bad("bundle-align", v, "uint")
+			return Options{}, nil, bad(optBundleAlign, v, "uint")
 		}
 		o.BundleAlign = n
 	}
-	if r.Has("compression-level") {
-		v := r.Last("compression-level")
+	if r.Has(optCompressionLevel) {
+		v := r.Last(optCompressionLevel)
 		n, err := strconv.ParseInt(v, 0, 32)
 		if err != nil {
-			return Options{}, nil, bad("compression-level", v, "integer")
+			return Options{}, nil, bad(optCompressionLevel, v, "integer")
 		}
 		l := int(n)
 		o.CompressionLevel = &l
 	}
-	if !r.Has("type") {
+	if !r.Has(optType) {
 		return Options{}, nil, &clopt.Error{Text: fmt.Sprintf("%s: for the --type option: must be specified at least once!\n", prog)}
 	}
-	o.Type = r.Last("type")
-	o.Targets, o.TargetsGiven = r.All("targets"), r.Has("targets")
-	o.Inputs, o.InputsGiven = r.All("input"), r.Has("input")
-	o.InputsDep, o.InputsDepSet = r.All("inputs"), r.Has("inputs")
-	o.Outputs, o.OutputsGiven = r.All("output"), r.Has("output")
-	o.OutputsDep, o.OutputsDepSet = r.All("outputs"), r.Has("outputs")
-	o.Unbundle = r.Bool("unbundle")
-	o.List = r.Bool("list")
-	o.AllowMissingBundles = r.Bool("allow-missing-bundles")
-	o.CheckInputArchive = r.Bool("check-input-archive")
-	o.HipOpenMPCompatible = r.Bool("hip-openmp-compatible")
-	o.PrintCommands = r.Bool("###")
-	if r.Has("compress") {
-		b := r.Bool("compress")
+	o.Type = r.Last(optType)
+	o.Targets, o.TargetsGiven = r.All(optTargets), r.Has(optTargets)
+	o.Inputs, o.InputsGiven = r.All(optInput), r.Has(optInput)
+	o.InputsDep, o.InputsDepSet = r.All(optInputs), r.Has(optInputs)
+	o.Outputs, o.OutputsGiven = r.All(optOutput), r.Has(optOutput)
+	o.OutputsDep, o.OutputsDepSet = r.All(optOutputs), r.Has(optOutputs)
+	o.Unbundle = r.Bool(optUnbundle)
+	o.List = r.Bool(optList)
+	o.AllowMissingBundles = r.Bool(optAllowMissingBundles)
+	o.CheckInputArchive = r.Bool(optCheckInputArchive)
+	o.HipOpenMPCompatible = r.Bool(optHipOpenMPCompatible)
+	o.PrintCommands = r.Bool(optPrintCommands)
+	if r.Has(optCompress) {
+		b := r.Bool(optCompress)
 		o.Compress = &b
 	}
-	if r.Has("verbose") {
-		b := r.Bool("verbose")
+	if r.Has(optVerbose) {
+		b := r.Bool(optVerbose)
 		o.Verbose = &b
 	}
 	return o, r, nil
@@ -187,22 +176,22 @@ func ParseArgs(argv0 string, args []string) (Options, *clopt.Result, error) {
 // have been expanded by the caller (cli.ExpandResponseFiles), as every
 // offload-kit command does once for its whole command line.
 func Main(ctx context.Context, env *Env, argv0 string, args []string) error {
-	prog := diag.Stem(argv0)
 	o, r, err := ParseArgs(argv0, args)
-	if err != nil {
-		var ce *clopt.Error
-		if errors.As(err, &ce) {
-			fmt.Fprint(env.Stderr, ce.Text)
-			return diag.Reported{Code: 1}
-		}
+	var ce *clopt.Error
+	if err != nil && !errors.As(err, &ce) {
 		return err
 	}
-	if r != nil && (r.Bool("help") || r.Bool("h") || r.Bool("help-list") || r.Bool("help-hidden") || r.Bool("help-list-hidden")) {
-		fmt.Fprint(env.Stdout, Help(prog))
-		return nil
+	if ce != nil {
+		fmt.Fprint(env.Stderr, ce.Text)
 	}
-	if r != nil && r.Bool("version") {
-		fmt.Fprintln(env.Stdout, version.Line(prog))
+	set := bundlerOpts(diag.Stem(argv0), argv0)
+	switch {
+	case r != nil && set.Act(env.Stdout, r): // --help or --version, which act when met
+		return nil
+	case ce != nil:
+		return diag.Reported{Code: 1}
+	case r.Bool(optH): // read only once the required -type was checked
+		set.WriteHelp(env.Stdout, false, false)
 		return nil
 	}
 	return Run(ctx, env, o)

@@ -8,79 +8,33 @@ import (
 
 	"github.com/offload-kit/offload-kit/internal/cli/clopt"
 	"github.com/offload-kit/offload-kit/internal/cli/diag"
-	"github.com/offload-kit/offload-kit/internal/version"
 )
 
 // The names of llvm-offload-binary's options (clopt.Opt.Name, without
 // dashes). The table and every lookup in its Result use these constants,
 // never a string literal, so a misspelt option is a compile error instead
-// of an option that silently never occurs.
+// of an option that silently never occurs. cl::opt's own options (--help,
+// --version, ...) are clopt's.
 const (
-	obOutput         = "o"
-	obImage          = "image"
-	obArchive        = "archive"
-	obHelp           = "help"
-	obHelpList       = "help-list"
-	obHelpHidden     = "help-hidden"
-	obHelpListHidden = "help-list-hidden"
-	obVersion        = "version"
+	obOutput  = "o"
+	obImage   = "image"
+	obArchive = "archive"
+	obH       = "h" // "Alias for -help", an ordinary flag read after parsing
 )
 
 func offloadBinaryOpts(prog, path string) *clopt.Set {
 	return &clopt.Set{Prog: prog, Path: path, Opts: []clopt.Opt{
-		{Name: obOutput, Value: true, Meta: "<file>", Help: "Write output to <file>."},
-		{Name: obImage, Value: true, Meta: "<<key>=<value>,...>", Help: "List of key and value arguments. Required keywords are 'file' and 'triple'."},
+		{Name: obOutput, Value: true, Meta: "file", Help: "Write output to <file>."},
+		{Name: obImage, Value: true, Meta: "<key>=<value>,...", Help: "List of key and value arguments. Required keywords are 'file' and 'triple'."},
 		{Name: obArchive, Help: "Write extracted files to a static archive"},
-		{Name: obHelp}, {Name: obHelpList}, {Name: obHelpHidden}, {Name: obHelpListHidden}, {Name: obVersion},
-	}}
-}
-
-// offloadBinaryHelpAsked reports whether any of the four help options
-// occurred (LLVM prints the same text for each).
-func offloadBinaryHelpAsked(r *clopt.Result) bool {
-	return r.Bool(obHelp) || r.Bool(obHelpHidden) || r.Bool(obHelpList) || r.Bool(obHelpListHidden)
-}
-
-// OffloadBinaryHelp is llvm-offload-binary's --help text for program prog.
-func OffloadBinaryHelp(prog string) string {
-	return `OVERVIEW: A utility for bundling several object files into a single binary.
-The output binary can then be embedded into the host section table
-to create a fatbinary containing offloading code.
-
-USAGE: ` + prog + ` [options] Extract from <file>.
-
-OPTIONS:
-
-Generic Options:
-
-  --help                      - Display available options (--help-hidden for more)
-  --help-list                 - Display list of available options (--help-list-hidden for more)
-  --version                   - Display the version of this program
-
-llvm-offload-binary options:
-
-  --archive                   - Write extracted files to a static archive
-  --image=<<key>=<value>,...> - List of key and value arguments. Required keywords are 'file' and 'triple'.
-  -o <file>                   - Write output to <file>.
-`
-}
-
-// offloadBinaryUsage is what cl::PrintHelpMessage prints when the tool is
-// run with no arguments: one flat, uncategorised option list.
-func offloadBinaryUsage(prog string) string {
-	return `OVERVIEW: A utility for bundling several object files into a single binary.
-The output binary can then be embedded into the host section table
-to create a fatbinary containing offloading code.
-
-USAGE: ` + prog + ` [options] Extract from <file>.
-
-OPTIONS:
-  --archive                   - Write extracted files to a static archive
-  --help                      - Display available options (--help-hidden for more)
-  --image=<<key>=<value>,...> - List of key and value arguments. Required keywords are 'file' and 'triple'.
-  -o <file>                   - Write output to <file>.
-  --version                   - Display the version of this program
-`
+		{Name: obH, Help: "Alias for -help", Unlisted: true},
+	},
+		Overview: "A utility for bundling several object files into a single binary.\n" +
+			"The output binary can then be embedded into the host section table\n" +
+			"to create a fatbinary containing offloading code.\n",
+		Positional: "Extract from <file>.",
+		Category:   "llvm-offload-binary options",
+	}
 }
 
 // OffloadBinaryMain runs the llvm-offload-binary (or clang-offload-packager)
@@ -92,27 +46,22 @@ func OffloadBinaryMain(ctx context.Context, env *Env, argv0 string, args []strin
 	prog := diag.Stem(argv0)
 	set := offloadBinaryOpts(prog, argv0)
 	r, err := set.Parse(args)
-	if err != nil {
-		var ce *clopt.Error
-		if errors.As(err, &ce) {
-			fmt.Fprint(env.Stderr, ce.Text)
-			if len(r.Positional) > 1 {
-				fmt.Fprintf(env.Stderr, "%s: Too many positional arguments specified!\nCan specify at most 1 positional arguments: See: %s --help\n", prog, argv0)
-			}
-			return diag.Reported{Code: 1}
-		}
+	var ce *clopt.Error
+	if err != nil && !errors.As(err, &ce) {
 		return err
 	}
-	if offloadBinaryHelpAsked(r) {
-		fmt.Fprint(env.Stdout, OffloadBinaryHelp(prog))
+	failed := ce != nil
+	if failed {
+		fmt.Fprint(env.Stderr, ce.Text)
+	}
+	if set.Act(env.Stdout, r) { // --help or --version, which act when met
 		return nil
 	}
-	if r.Bool(obVersion) {
-		fmt.Fprintln(env.Stdout, version.Line(prog))
-		return nil
-	}
-	if len(r.Positional) > 1 {
+	if len(r.Positional) > 1 { // cl::opt's check once every argument is read
 		fmt.Fprintf(env.Stderr, "%s: Too many positional arguments specified!\nCan specify at most 1 positional arguments: See: %s --help\n", prog, argv0)
+		failed = true
+	}
+	if failed {
 		return diag.Reported{Code: 1}
 	}
 	if strings.HasSuffix(prog, "clang-offload-packager") {
@@ -120,8 +69,8 @@ func OffloadBinaryMain(ctx context.Context, env *Env, argv0 string, args []strin
 	}
 	output, hasOut := r.Last(obOutput), r.Has(obOutput)
 	switch {
-	case !hasOut && len(r.Positional) == 0:
-		fmt.Fprint(env.Stdout, offloadBinaryUsage(prog))
+	case r.Bool(obH) || !hasOut && len(r.Positional) == 0:
+		set.WriteHelp(env.Stdout, false, false)
 		return nil
 	case hasOut && len(r.Positional) > 0:
 		return errors.New("Packaging to an output file and extracting from an input file are mutually exclusive.")
@@ -162,8 +111,8 @@ func ParseCreate(prog string, args []string) (CreateOptions, error) {
 		return CreateOptions{}, &diag.FlagError{Err: fmt.Errorf("create: %w", err)}
 	}
 	o := CreateOptions{Output: r.Last(obOutput), Images: r.All(obImage)}
-	o.Help = offloadBinaryHelpAsked(r)
-	o.Version = r.Bool(obVersion)
+	o.Help = r.Action != "" && r.Action != clopt.Version || r.Bool(obH)
+	o.Version = r.Action == clopt.Version
 	if o.Help || o.Version {
 		return o, nil
 	}
