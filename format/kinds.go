@@ -1,6 +1,6 @@
 package format
 
-import "strconv"
+import "github.com/offload-kit/offload-kit/internal/enumname"
 
 // ImageKind is the OffloadBinary image kind (uint16 on disk).
 type ImageKind uint16
@@ -16,79 +16,45 @@ const (
 	ImgLast      ImageKind = 7
 )
 
+// Name tables of ImageKind (see internal/enumname).
+var (
+	// imageKindExts serves both directions of LLVM 22.1.8's extension
+	// mapping (getImageKind, getImageKindName); IMG_None and SPIR-V have
+	// no extension.
+	imageKindExts = []string{ImgObject: "o", ImgBitcode: "bc", ImgCubin: "cubin",
+		ImgFatbinary: "fatbin", ImgPTX: "s"}
+	// imageKindDumpNames are llvm-objdump --offloading's names.
+	imageKindDumpNames = []string{ImgObject: "elf", ImgBitcode: "llvm ir", ImgCubin: "cubin",
+		ImgFatbinary: "fatbinary", ImgPTX: "ptx"}
+	// imageKindNames are our own names, for diagnostics and JSON.
+	imageKindNames = []string{ImgNone: "none", ImgObject: "object", ImgBitcode: "bitcode",
+		ImgCubin: "cubin", ImgFatbinary: "fatbinary", ImgPTX: "ptx", ImgSPIRV: "spirv"}
+)
+
 // ImageKindFromExt maps a file extension (without the dot) to an image kind
 // exactly as LLVM 22.1.8's getImageKind does ("spv" is IMG_None there).
 func ImageKindFromExt(ext string) ImageKind {
-	switch ext {
-	case "o":
-		return ImgObject
-	case "bc":
-		return ImgBitcode
-	case "cubin":
-		return ImgCubin
-	case "fatbin":
-		return ImgFatbinary
-	case "s":
-		return ImgPTX
-	}
-	return ImgNone
+	k, _ := enumname.Parse[ImageKind](imageKindExts, ext)
+	return k // ImgNone when ext is no kind's
 }
 
 // Ext is LLVM 22.1.8's getImageKindName: the extension used for extracted
 // files; "" for IMG_None, SPIR-V and out-of-range values.
 func (k ImageKind) Ext() string {
-	switch k {
-	case ImgObject:
-		return "o"
-	case ImgBitcode:
-		return "bc"
-	case ImgCubin:
-		return "cubin"
-	case ImgFatbinary:
-		return "fatbin"
-	case ImgPTX:
-		return "s"
-	}
-	return ""
+	s, _ := enumname.Lookup(imageKindExts, k)
+	return s
 }
 
 // DumpName is the name llvm-objdump --offloading prints for the kind.
 func (k ImageKind) DumpName() string {
-	switch k {
-	case ImgObject:
-		return "elf"
-	case ImgBitcode:
-		return "llvm ir"
-	case ImgCubin:
-		return "cubin"
-	case ImgFatbinary:
-		return "fatbinary"
-	case ImgPTX:
-		return "ptx"
+	if s, ok := enumname.Lookup(imageKindDumpNames, k); ok {
+		return s
 	}
 	return "<none>"
 }
 
 // String gives a readable name for diagnostics and JSON.
-func (k ImageKind) String() string {
-	switch k {
-	case ImgNone:
-		return "none"
-	case ImgObject:
-		return "object"
-	case ImgBitcode:
-		return "bitcode"
-	case ImgCubin:
-		return "cubin"
-	case ImgFatbinary:
-		return "fatbinary"
-	case ImgPTX:
-		return "ptx"
-	case ImgSPIRV:
-		return "spirv"
-	}
-	return "ImageKind(" + strconv.Itoa(int(k)) + ")"
-}
+func (k ImageKind) String() string { return enumname.Name(imageKindNames, k, "ImageKind") }
 
 // OffloadKind is the producing offload model (uint16 bit values).
 type OffloadKind uint16
@@ -102,32 +68,19 @@ const (
 	OfkLast   OffloadKind = 16
 )
 
+// offloadKindNames serves LLVM's getOffloadKind and getOffloadKindName.
+var offloadKindNames = []string{OfkOpenMP: "openmp", OfkCuda: "cuda", OfkHIP: "hip", OfkSYCL: "sycl"}
+
 // ParseOffloadKind is LLVM's getOffloadKind: case-sensitive, unknown → 0.
 func ParseOffloadKind(s string) OffloadKind {
-	switch s {
-	case "openmp":
-		return OfkOpenMP
-	case "cuda":
-		return OfkCuda
-	case "hip":
-		return OfkHIP
-	case "sycl":
-		return OfkSYCL
-	}
-	return OfkNone
+	k, _ := enumname.Parse[OffloadKind](offloadKindNames, s)
+	return k // OfkNone when unknown
 }
 
 // String is LLVM's getOffloadKindName: "none" for every unknown value.
 func (k OffloadKind) String() string {
-	switch k {
-	case OfkOpenMP:
-		return "openmp"
-	case OfkCuda:
-		return "cuda"
-	case OfkHIP:
-		return "hip"
-	case OfkSYCL:
-		return "sycl"
+	if s, ok := enumname.Lookup(offloadKindNames, k); ok {
+		return s
 	}
 	return "none"
 }
