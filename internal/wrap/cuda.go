@@ -206,27 +206,30 @@ func emitGlobalsReg(c *code, name string, fl gpuFlavor, start, stop *objw.Symbol
 	c.jmp(name + ".next")
 
 	if fl.surfTex {
+		// surfTexArgs loads the arguments RegisterSurface and
+		// RegisterTexture share after (h, addr): name twice, (i32)data,
+		// then flags bit `bit` as the sixth.
+		surfTexArgs := func(bit byte) {
+			c.op(0x48, 0x89, 0xd1)            // mov  %rdx,%rcx
+			c.op(0x45, 0x8b, 0x47, entryData) // mov  0x28(%r15),%r8d          data
+			c.op(0x45, 0x89, 0xd1)            // mov  %r10d,%r9d
+			c.op(0x41, 0xc1, 0xe9, bit)       // shr  $bit,%r9d
+			c.op(0x41, 0x83, 0xe1, 0x01)      // and  $1,%r9d
+		}
+
 		// Surface: RegisterSurface(h, addr, name, name, (i32)data, extern).
 		c.label(name + ".surface")
-		c.op(0x48, 0x89, 0xd1)            // mov  %rdx,%rcx
-		c.op(0x45, 0x8b, 0x47, entryData) // mov  0x28(%r15),%r8d          data
-		c.op(0x45, 0x89, 0xd1)            // mov  %r10d,%r9d
-		c.op(0x41, 0xc1, 0xe9, 0x03)      // shr  $3,%r9d
-		c.op(0x41, 0x83, 0xe1, 0x01)      // and  $1,%r9d                  extern
-		c.callExt(rt("RegisterSurface"))  // call __hipRegisterSurface@PLT
+		surfTexArgs(3)                   // extern
+		c.callExt(rt("RegisterSurface")) // call __hipRegisterSurface@PLT
 		c.jmp(name + ".next")
 
 		// Texture: RegisterTexture(h, addr, name, name, (i32)data, normalized, extern).
 		c.label(name + ".texture")
-		c.op(0x48, 0x89, 0xd1)            // mov  %rdx,%rcx
-		c.op(0x45, 0x8b, 0x47, entryData) // mov  0x28(%r15),%r8d          data
-		c.op(0x45, 0x89, 0xd1)            // mov  %r10d,%r9d
-		c.op(0x41, 0xc1, 0xe9, 0x05)      // shr  $5,%r9d
-		c.op(0x41, 0x83, 0xe1, 0x01)      // and  $1,%r9d                  normalized
-		c.op(0x44, 0x89, 0xd0)            // mov  %r10d,%eax
-		c.op(0xc1, 0xe8, 0x03)            // shr  $3,%eax
-		c.op(0x83, 0xe0, 0x01)            // and  $1,%eax                  extern
-		c.op(0x48, 0x83, 0xec, 0x08)      // sub  $8,%rsp                  keep alignment
+		surfTexArgs(5)               // normalized
+		c.op(0x44, 0x89, 0xd0)       // mov  %r10d,%eax
+		c.op(0xc1, 0xe8, 0x03)       // shr  $3,%eax
+		c.op(0x83, 0xe0, 0x01)       // and  $1,%eax                  extern
+		c.op(0x48, 0x83, 0xec, 0x08) // sub  $8,%rsp                  keep alignment
 		c.cfaOffset(40)
 		c.op(0x50) // push %rax                     arg 7
 		c.cfaOffset(48)
@@ -274,10 +277,8 @@ func emitGPUX86(m *module, fl gpuFlavor, segSym, bssSym *objw.Symbol) {
 		c.op(0x48, 0x89, 0xdf) // mov  %rbx,%rdi
 		c.callExt(m.extern("__cudaRegisterFatBinaryEnd"))
 	}
-	c.op(0x48, 0x8d, 0x3d)        // lea  <prefix>.fatbin_unreg(%rip),%rdi
-	c.rel32(unreg)                //
-	c.callExt(m.extern("atexit")) // call atexit@PLT
-	c.op(0x5b)                    // pop  %rbx
+	m.callAtexit(unreg) // atexit(<prefix>.fatbin_unreg)
+	c.op(0x5b)          // pop  %rbx
 	c.cfaOffset(8)
 	c.op(0xc3) // ret
 	c.endFn()

@@ -25,9 +25,8 @@ func emitGPUA64(m *module, fl gpuFlavor, segSym, bssSym *objw.Symbol) {
 		c.ins(a64MovX(0, 19))                           // mov  x0, x19
 		c.a64Bl(m.extern("__cudaRegisterFatBinaryEnd")) // bl   __cudaRegisterFatBinaryEnd
 	}
-	c.a64Adr(0, unreg)          // adr  x0, <prefix>.fatbin_unreg
-	c.a64Bl(m.extern("atexit")) // bl   atexit
-	c.ins(a64PopLRX19)          // ldp  x30, x19, [sp], #16
+	m.callAtexit(unreg) // atexit(<prefix>.fatbin_unreg)
+	c.ins(a64PopLRX19)  // ldp  x30, x19, [sp], #16
 	c.cfaOffset(0)
 	c.restored(dwA64LR)
 	c.restored(dwA64X19)

@@ -27,13 +27,11 @@ func emitGPUWin(m *module, fl gpuFlavor, segSym, bssSym *objw.Symbol) {
 		c.op(0x48, 0x89, 0xf1)                            // mov  %rsi,%rcx
 		c.callExt(m.extern("__cudaRegisterFatBinaryEnd")) // call __cudaRegisterFatBinaryEnd
 	}
-	c.op(0x48, 0x8d, 0x0d)        // lea  <prefix>.fatbin_unreg(%rip),%rcx
-	c.rel32(unreg)                //
-	c.callExt(m.extern("atexit")) // call atexit
-	c.op(0x90)                    // nop
-	c.op(0x48, 0x83, 0xc4, 0x20)  // add  $0x20,%rsp
-	c.op(0x5e)                    // pop  %rsi
-	c.op(0xc3)                    // ret
+	m.callAtexit(unreg)          // atexit(<prefix>.fatbin_unreg)
+	c.op(0x90)                   // nop
+	c.op(0x48, 0x83, 0xc4, 0x20) // add  $0x20,%rsp
+	c.op(0x5e)                   // pop  %rsi
+	c.op(0xc3)                   // ret
 	c.endFn()
 
 	c.fn(unreg)

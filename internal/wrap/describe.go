@@ -363,13 +363,20 @@ func (d *describer) ptr(sec string, off uint64) string {
 	return fmt.Sprintf("%s+0x%x", r.sym, r.addend)
 }
 
-// cstring reads the NUL-terminated string a pointer at sec+off refers to.
-func (d *describer) cstring(sec string, off uint64) (string, bool) {
+// relocAt returns the relocation of the pointer stored at sec+off; ok is
+// false when sec does not exist or the pointer is not relocated.
+func (d *describer) relocAt(sec string, off uint64) (r reloc, ok bool) {
 	vs := d.sec(sec)
 	if vs == nil {
-		return "", false
+		return reloc{}, false
 	}
-	r, ok := vs.relocs[off]
+	r, ok = vs.relocs[off]
+	return r, ok
+}
+
+// cstring reads the NUL-terminated string a pointer at sec+off refers to.
+func (d *describer) cstring(sec string, off uint64) (string, bool) {
+	r, ok := d.relocAt(sec, off)
 	if !ok {
 		return "", false
 	}
@@ -442,11 +449,7 @@ func (d *describer) ctors() {
 
 // funcAt names the function a pointer at sec+off refers to.
 func (d *describer) funcAt(sec string, off uint64) string {
-	vs := d.sec(sec)
-	if vs == nil {
-		return "?"
-	}
-	r, ok := vs.relocs[off]
+	r, ok := d.relocAt(sec, off)
 	if !ok {
 		return "?"
 	}
@@ -613,11 +616,7 @@ func (d *describer) span(sec string, off uint64) (begin, end reloc, ok bool) {
 // bytesAt renders in hex, after a space, the size bytes a pointer at
 // sec+off refers to ("" when the pointer is not relocated).
 func (d *describer) bytesAt(sec string, off, size uint64) string {
-	vs := d.sec(sec)
-	if vs == nil {
-		return ""
-	}
-	r, ok := vs.relocs[off]
+	r, ok := d.relocAt(sec, off)
 	if !ok {
 		return ""
 	}

@@ -140,72 +140,54 @@ func buildOpenMP(opts Options, images []OpenMPImage) (*objw.Object, error) {
 // emitDescFuncs emits the register and unregister functions shared by
 // OpenMP and SYCL: reg calls regRT(&desc) and, if atexit is set, registers
 // unreg with atexit; unreg calls unregRT(&desc). desc is at descSym+descOff.
+// On Windows x64 the argument goes in %rcx, below 32 bytes of shadow
+// space, and each function gets unwind information.
 func emitDescFuncs(m *module, descSym *objw.Symbol, descOff int64, reg, unreg, regRT, unregRT string, atexit bool) {
-	if m.win {
-		emitDescFuncsWin(m, descSym, descOff, reg, unreg, regRT, unregRT, atexit)
-		return
-	}
 	c := m.c
 	for _, f := range []struct {
 		name, rt string
 		atexit   bool
 	}{{reg, regRT, atexit}, {unreg, unregRT, false}} {
 		c.fn(f.name)
-		if m.a64 {
+		switch {
+		case m.a64:
 			c.ins(a64PushLR) // str  x30, [sp, #-16]!
 			c.cfaOffset(16)
 			c.saved(dwA64LR, 16)
 			c.a64AdrpAdd(0, descSym, descOff) // adrp x0, desc ; add x0, x0, :lo12:desc
 			c.a64Bl(m.extern(f.rt))           // bl   <rt>
 			if f.atexit {
-				c.a64Adr(0, unreg)          // adr  x0, <unreg>
-				c.a64Bl(m.extern("atexit")) // bl   atexit
+				m.callAtexit(unreg)
 			}
 			c.ins(a64PopLR) // ldr  x30, [sp], #16
 			c.cfaOffset(0)
 			c.restored(dwA64LR)
 			c.ins(a64Ret) // ret
-		} else {
+		case m.win:
+			c.op(0x48, 0x83, 0xec, 0x28) // sub  $0x28,%rsp          shadow space, alignment
+			c.winUnwind(4, [3]byte{4, uwopAllocSmall, (0x28 - 8) / 8})
+			c.op(0x48, 0x8d, 0x0d)    // lea  desc(%rip),%rcx
+			c.pcrel(descSym, descOff) //      REL32
+			c.callExt(m.extern(f.rt)) // call <rt>
+			if f.atexit {
+				m.callAtexit(unreg)
+			}
+			c.op(0x90)                   // nop                     (no call right before the epilog)
+			c.op(0x48, 0x83, 0xc4, 0x28) // add  $0x28,%rsp
+			c.op(0xc3)                   // ret
+		default:
 			c.op(0x50) // push %rax            (align the stack)
 			c.cfaOffset(16)
 			c.op(0x48, 0x8d, 0x3d)    // lea  desc(%rip),%rdi
 			c.pcrel(descSym, descOff) //      R_X86_64_PC32 desc-4
 			c.callExt(m.extern(f.rt)) // call <rt>@PLT
 			if f.atexit {
-				c.op(0x48, 0x8d, 0x3d)        // lea  <unreg>(%rip),%rdi
-				c.rel32(unreg)                //
-				c.callExt(m.extern("atexit")) // call atexit@PLT
+				m.callAtexit(unreg)
 			}
 			c.op(0x58) // pop  %rax
 			c.cfaOffset(8)
 			c.op(0xc3) // ret
 		}
-		c.endFn()
-	}
-}
-
-// emitDescFuncsWin is emitDescFuncs for the Windows x64 ABI (argument in
-// %rcx, 32 bytes of shadow space, unwind information).
-func emitDescFuncsWin(m *module, descSym *objw.Symbol, descOff int64, reg, unreg, regRT, unregRT string, atexit bool) {
-	c := m.c
-	for _, f := range []struct {
-		name, rt string
-		atexit   bool
-	}{{reg, regRT, atexit}, {unreg, unregRT, false}} {
-		c.fn(f.name)
-		c.op(0x48, 0x83, 0xec, 0x28) // sub  $0x28,%rsp          shadow space, alignment
-		c.winUnwind(4, [3]byte{4, uwopAllocSmall, (0x28 - 8) / 8})
-		c.op(0x48, 0x8d, 0x0d)    // lea  desc(%rip),%rcx
-		c.pcrel(descSym, descOff) //      REL32
-		c.callExt(m.extern(f.rt)) // call <rt>
-		if f.atexit {
-			c.op(0x48, 0x8d, 0x0d)        // lea  <unreg>(%rip),%rcx
-			c.rel32(unreg)                //
-			c.callExt(m.extern("atexit")) // call atexit
-		}
-		c.op(0x90)                   // nop                     (no call right before the epilog)
-		c.op(0x48, 0x83, 0xc4, 0x28) // add  $0x28,%rsp
-		c.op(0xc3)                   // ret
 		c.endFn()
 	}
 }

@@ -270,6 +270,26 @@ func (m *module) finish() (map[string]*objw.Symbol, error) {
 // fnOff returns the offset of a function label in .text.startup.
 func (m *module) fnOff(name string) uint64 { return uint64(m.c.labels[name]) }
 
+// callAtexit emits atexit(fn) for a function fn of this section, passing
+// its address in the first argument register of m's ABI: x0 (AArch64),
+// %rcx (Windows x64) or %rdi (System V x86-64).
+func (m *module) callAtexit(fn string) {
+	c := m.c
+	switch {
+	case m.a64:
+		c.a64Adr(0, fn)             // adr  x0, <fn>
+		c.a64Bl(m.extern("atexit")) // bl   atexit
+	case m.win:
+		c.op(0x48, 0x8d, 0x0d)        // lea  <fn>(%rip),%rcx
+		c.rel32(fn)                   //
+		c.callExt(m.extern("atexit")) // call atexit
+	default:
+		c.op(0x48, 0x8d, 0x3d)        // lea  <fn>(%rip),%rdi
+		c.rel32(fn)                   //
+		c.callExt(m.extern("atexit")) // call atexit@PLT
+	}
+}
+
 // encode is the []byte form shared by the exported functions.
 func encode(o *objw.Object, err error) ([]byte, error) {
 	if err != nil {
