@@ -27,8 +27,15 @@ func golden(t *testing.T, name, got string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != string(want) {
-		t.Errorf("%s changed (rerun with -update only for an intended change); got:\n%s", path, got)
+	if got == string(want) {
+		return
+	}
+	g, w := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+	for i := 0; ; i++ {
+		if i == len(g) || i == len(w) || g[i] != w[i] {
+			t.Errorf("%s changed (rerun with -update only for an intended change); line %d:\ngot  %q\nwant %q", path, i+1, g[min(i, len(g)-1)], w[min(i, len(w)-1)])
+			return
+		}
 	}
 }
 
@@ -46,7 +53,7 @@ func testConfig(t *testing.T) *config {
 }
 
 func sideText(c *config, s side) string {
-	r := strings.NewReplacer(c.work, "$WORK")
+	r := strings.NewReplacer(c.work, "$WORK", os.Getenv("PATH"), "$PATH")
 	return r.Replace(fmt.Sprintf("  argv %q\n  dir %q\n  fresh %q\n", s.argv, s.dir, s.fresh))
 }
 
