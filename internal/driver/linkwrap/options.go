@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/offload-kit/offload-kit/internal/cli/optable"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 )
 
 // Option flags.
@@ -356,7 +357,7 @@ func ParseArgs(args []string) (*Options, error) {
 		case optCacheRemote:
 			o.CacheRemote = v
 		case optCacheRemoteHeader:
-			if name, _, ok := strings.Cut(v, ":"); !ok || strings.TrimSpace(name) == "" {
+			if !isHeader(v) {
 				return nil, fmt.Errorf("--cache-remote-header=%s: expected <name>:<value>", v)
 			}
 			o.CacheRemoteHeaders = append(o.CacheRemoteHeaders, v)
@@ -399,6 +400,54 @@ func ParseArgs(args []string) (*Options, error) {
 		}
 	}
 	return o, nil
+}
+
+// ApplyEnv maps the offload-kit environment variables into o; flags win.
+// getenv is the process environment (cmd/ passes os.Getenv).
+//
+//	OFFLOAD_KIT_CACHE_DIR        --cache-dir
+//	OFFLOAD_KIT_CACHE_MAX_SIZE   --cache-max-size
+//	OFFLOAD_KIT_CACHE_REMOTE     --cache-remote
+//	OFFLOAD_KIT_CACHE_REMOTE_HEADER     --cache-remote-header (one NAME:VALUE)
+//	OFFLOAD_KIT_CACHE_REMOTE_READ_ONLY=1 --cache-remote-read-only
+//	OFFLOAD_KIT_CACHE_SECRET_FILE       --cache-secret-file
+//	OFFLOAD_KIT_VERBOSE=1        phase summary and cache statistics at exit
+func (o *Options) ApplyEnv(getenv func(string) string) error {
+	if o.CacheDir == "" {
+		o.CacheDir = getenv("OFFLOAD_KIT_CACHE_DIR")
+	}
+	if o.CacheRemote == "" {
+		o.CacheRemote = getenv("OFFLOAD_KIT_CACHE_REMOTE")
+	}
+	if v := getenv("OFFLOAD_KIT_CACHE_MAX_SIZE"); v != "" && o.CacheMaxSize < 0 {
+		n, err := ParseSize(v)
+		if err != nil {
+			return fmt.Errorf("OFFLOAD_KIT_CACHE_MAX_SIZE=%s: %v", v, err)
+		}
+		o.CacheMaxSize = n
+	}
+	if v := getenv("OFFLOAD_KIT_CACHE_REMOTE_HEADER"); v != "" && len(o.CacheRemoteHeaders) == 0 {
+		if !isHeader(v) {
+			return fmt.Errorf("OFFLOAD_KIT_CACHE_REMOTE_HEADER: expected <name>:<value>")
+		}
+		o.CacheRemoteHeaders = []string{v}
+	}
+	if v := getenv("OFFLOAD_KIT_CACHE_REMOTE_READ_ONLY"); v != "" && v != "0" {
+		o.CacheRemoteReadOnly = true
+	}
+	if o.CacheSecretFile == "" {
+		o.CacheSecretFile = getenv("OFFLOAD_KIT_CACHE_SECRET_FILE")
+	}
+	if driverenv.VerboseValue(getenv(driverenv.Verbose)) {
+		o.Summary = true
+	}
+	return nil
+}
+
+// isHeader reports whether v is an HTTP header line, "<name>:<value>".
+func isHeader(v string) bool {
+	name, _, ok := strings.Cut(v, ":")
+	return ok && strings.TrimSpace(name) != ""
 }
 
 // unknownCacheOption rejects an argument that looks like a cache option but
