@@ -234,35 +234,17 @@ func (s *stream) parseTop() (*module, []byte, error) {
 }
 
 func (s *stream) parseStrtab(parent *block) ([]byte, error) {
-	b, err := s.enter(parent, strtabID)
+	var strtab []byte
+	err := s.walk(parent, strtabID, func(code uint64, _ []uint64, blob []byte, _ uint64) error {
+		if code == 1 && strtab == nil { // STRTAB_BLOB
+			strtab = blob
+		}
+		return nil
+	}, true)
 	if err != nil {
 		return nil, err
 	}
-	var strtab []byte
-	var ops []uint64
-	for {
-		kind, id, err := s.next(b, nil)
-		if err != nil {
-			return nil, err
-		}
-		switch kind {
-		case entryEnd:
-			return strtab, nil
-		case entrySub:
-			if err := s.skip(b, id); err != nil {
-				return nil, err
-			}
-		case entryRecord:
-			var code uint64
-			var blob []byte
-			if code, ops, blob, err = s.record(b, id, ops, true); err != nil {
-				return nil, err
-			}
-			if code == 1 && strtab == nil { // STRTAB_BLOB
-				strtab = blob
-			}
-		}
-	}
+	return strtab, nil
 }
 
 func (s *stream) ref(parent *block, firstID uint64) blockRef {
@@ -429,13 +411,19 @@ func (s *stream) countConstants(parent *block) (uint64, error) {
 // walk enters sub-block id of parent and calls fn for each record, skipping
 // nested blocks.
 func (s *stream) walk(parent *block, id uint64, fn func(code uint64, ops []uint64, blob []byte, at uint64) error, wantBlob bool) error {
+	return s.walkDefs(parent, id, nil, fn, wantBlob)
+}
+
+// walkDefs is walk for a block whose DEFINE_ABBREV records go to def
+// (BLOCKINFO) rather than to the block itself (def nil).
+func (s *stream) walkDefs(parent *block, id uint64, def func(abbrev) error, fn func(code uint64, ops []uint64, blob []byte, at uint64) error, wantBlob bool) error {
 	b, err := s.enter(parent, id)
 	if err != nil {
 		return err
 	}
 	var ops []uint64
 	for {
-		kind, sub, err := s.next(b, nil)
+		kind, sub, err := s.next(b, def)
 		if err != nil {
 			return err
 		}

@@ -457,10 +457,6 @@ func (s *stream) record(b *block, id uint64, ops []uint64, wantBlob bool) (code 
 // Like LLVM's BitcodeReader, a BLOCKINFO block replaces what an earlier one
 // defined rather than adding to it.
 func (s *stream) readBlockInfo(parent *block) error {
-	b, err := s.enter(parent, 0)
-	if err != nil {
-		return err
-	}
 	nbi := blockInfo{}
 	cur := int64(-1)
 	var curID uint64
@@ -471,35 +467,20 @@ func (s *stream) readBlockInfo(parent *block) error {
 		nbi[curID] = append(nbi[curID], a)
 		return nil
 	}
-	var ops []uint64
-	for {
-		kind, id, err := s.next(b, def)
-		if err != nil {
-			return err
+	err := s.walkDefs(parent, blockInfoID, def, func(code uint64, ops []uint64, _ []byte, at uint64) error {
+		if code == 1 { // SETBID
+			if len(ops) < 1 {
+				return s.errAt(at, format.ErrCorrupt, "bitcode: BLOCKINFO: SETBID without a block ID")
+			}
+			cur, curID = 0, ops[0]
 		}
-		switch kind {
-		case entryEnd:
-			s.bi = nbi
-			return nil
-		case entrySub:
-			if err := s.skip(b, id); err != nil {
-				return err
-			}
-		case entryRecord:
-			at := s.pos
-			var code uint64
-			code, ops, _, err = s.record(b, id, ops, false)
-			if err != nil {
-				return err
-			}
-			if code == 1 { // SETBID
-				if len(ops) < 1 {
-					return s.errAt(at, format.ErrCorrupt, "bitcode: BLOCKINFO: SETBID without a block ID")
-				}
-				cur, curID = 0, ops[0]
-			}
-		}
+		return nil
+	}, false)
+	if err != nil {
+		return err
 	}
+	s.bi = nbi
+	return nil
 }
 
 type constErr string
