@@ -98,6 +98,29 @@ func sizeCheck(c *config, ours, ref string) ([]string, bool) {
 	return []string{note}, true
 }
 
+// bundlerSides sets the sides of an issue 3 or 12 row, which runs the
+// same clang-offload-bundler command line with ours and with LLVM's:
+// argv makes it from the tool and the side's name, "ours" or "ref", which
+// names its output. With out, the outputs go to out/, emptied (untimed)
+// before each run.
+func (bc benchCase) bundlerSides(out bool, argv func(tool, who string) []string) benchCase {
+	sideOf := func(who string) func(c *config) side {
+		return func(c *config) side {
+			tool := c.tool("clang-offload-bundler")
+			if who == "ours" {
+				tool = c.ours("clang-offload-bundler")
+			}
+			s := side{argv: argv(tool, who), dir: c.work}
+			if out {
+				s.fresh = []string{c.p("out")}
+			}
+			return s
+		}
+	}
+	bc.ours, bc.ref = sideOf("ours"), sideOf("ref")
+	return bc
+}
+
 func bundleFile(compress bool) string {
 	if compress {
 		return "input.cbundle"
@@ -107,54 +130,33 @@ func bundleFile(compress bool) string {
 
 func cases() []benchCase {
 	var cs []benchCase
-	// Issue 2: the packager on a large payload.
+	// Issue 2: the packager on a large payload; the payload-size curve
+	// measures the same commands (payloadSide, the same keys).
+	for _, r := range []struct {
+		op, name, refDesc string
+		fat               bool
+		target            target
+		expect            string
+	}{
+		{"pack", "pack a SIZE image", "llvm-offload-binary", false,
+			target{maxWallRatio: 0.5, maxRSS: 64 * mib, text: "≤ 0.5× wall, ≤ 64 MiB"}, ""},
+		{"extract", "extract a SIZE image", "llvm-offload-binary", false,
+			target{maxWallRatio: 0.5, maxRSS: 64 * mib, text: "≤ 0.5× wall, ≤ 64 MiB"}, ""},
+		{"dump", "dump a SIZE fat object", "llvm-objdump --offloading", true,
+			target{maxWall: 50 * time.Millisecond, maxRSS: 64 * mib, text: "≤ 50 ms, ≤ 64 MiB"}, "x86_64-unknown-linux-gnu"},
+	} {
+		cs = append(cs, benchCase{
+			name: r.name, issue: 2, refDesc: r.refDesc,
+			setup:   func(c *config) error { return payload(c, c.size, r.fat) },
+			ours:    func(c *config) side { return payloadSide(c, r.op, c.size, true) },
+			ref:     func(c *config) side { return payloadSide(c, r.op, c.size, false) },
+			oursKey: func(c *config) string { return fmt.Sprint(r.op, "/ours/", c.size) },
+			refKey:  func(c *config) string { return fmt.Sprint(r.op, "/ref/", c.size) },
+			target:  fixed(r.target),
+			expect:  r.expect,
+		})
+	}
 	cs = append(cs,
-		benchCase{
-			name: "pack a SIZE image", issue: 2, refDesc: "llvm-offload-binary",
-			setup: func(c *config) error { return payload(c, c.size, false) },
-			ours: func(c *config) side {
-				bin, _, _ := payloadFiles(c, c.size)
-				return side{argv: []string{c.ours("llvm-offload-binary"), "-o", "out/ours.pkg", imageArg(bin)}, dir: c.work, fresh: []string{c.p("out")}}
-			},
-			ref: func(c *config) side {
-				bin, _, _ := payloadFiles(c, c.size)
-				return side{argv: []string{c.tool("llvm-offload-binary"), "-o", "out/ref.pkg", imageArg(bin)}, dir: c.work, fresh: []string{c.p("out")}}
-			},
-			oursKey: func(c *config) string { return fmt.Sprint("pack/ours/", c.size) },
-			refKey:  func(c *config) string { return fmt.Sprint("pack/ref/", c.size) },
-			target:  fixed(target{maxWallRatio: 0.5, maxRSS: 64 * mib, text: "≤ 0.5× wall, ≤ 64 MiB"}),
-		},
-		benchCase{
-			name: "extract a SIZE image", issue: 2, refDesc: "llvm-offload-binary",
-			setup: func(c *config) error { return payload(c, c.size, false) },
-			ours: func(c *config) side {
-				_, pkg, _ := payloadFiles(c, c.size)
-				return side{argv: []string{c.ours("llvm-offload-binary"), pkg, "--image=kind=openmp,file=out/ours.out"}, dir: c.work, fresh: []string{c.p("out")}}
-			},
-			ref: func(c *config) side {
-				_, pkg, _ := payloadFiles(c, c.size)
-				return side{argv: []string{c.tool("llvm-offload-binary"), pkg, "--image=kind=openmp,file=out/ref.out"}, dir: c.work, fresh: []string{c.p("out")}}
-			},
-			oursKey: func(c *config) string { return fmt.Sprint("extract/ours/", c.size) },
-			refKey:  func(c *config) string { return fmt.Sprint("extract/ref/", c.size) },
-			target:  fixed(target{maxWallRatio: 0.5, maxRSS: 64 * mib, text: "≤ 0.5× wall, ≤ 64 MiB"}),
-		},
-		benchCase{
-			name: "dump a SIZE fat object", issue: 2, refDesc: "llvm-objdump --offloading",
-			setup: func(c *config) error { return payload(c, c.size, true) },
-			ours: func(c *config) side {
-				_, _, obj := payloadFiles(c, c.size)
-				return side{argv: []string{c.ours("offload-packager"), "dump", obj}, dir: c.work}
-			},
-			ref: func(c *config) side {
-				_, _, obj := payloadFiles(c, c.size)
-				return side{argv: []string{c.tool("llvm-objdump"), "--offloading", obj}, dir: c.work}
-			},
-			oursKey: func(c *config) string { return fmt.Sprint("dump/ours/", c.size) },
-			refKey:  func(c *config) string { return fmt.Sprint("dump/ref/", c.size) },
-			target:  fixed(target{maxWall: 50 * time.Millisecond, maxRSS: 64 * mib, text: "≤ 50 ms, ≤ 64 MiB"}),
-			expect:  "x86_64-unknown-linux-gnu",
-		},
 		benchCase{
 			name: "embed SIZE", issue: 2, refDesc: "llvm-objcopy --add-section",
 			setup: func(c *config) error {
@@ -180,89 +182,41 @@ func cases() []benchCase {
 	cs = append(cs,
 		benchCase{
 			name: "bundle + compress BSIZE of code-like data", issue: 3, refDesc: "clang-offload-bundler -compress",
-			setup: bundleInputs,
-			ours: func(c *config) side {
-				return side{argv: bundleArgs(c.ours("clang-offload-bundler"), "ours.cbundle", true), dir: c.work}
-			},
-			ref: func(c *config) side {
-				return side{argv: bundleArgs(c.tool("clang-offload-bundler"), "ref.cbundle", true), dir: c.work}
-			},
+			setup:  bundleInputs,
 			target: fixed(target{maxWallRatio: 0.5, text: "≤ 0.5× wall, size ≤ 1.05×"}),
 			check: func(c *config, r *result) ([]string, bool) {
-				o, err1 := os.Stat(c.p("ours.cbundle"))
-				l, err2 := os.Stat(c.p("ref.cbundle"))
-				defer os.Remove(c.p("ours.cbundle"))
-				defer os.Remove(c.p("ref.cbundle"))
-				if err := errors.Join(err1, err2); err != nil {
-					return []string{err.Error()}, false
-				}
-				q := float64(o.Size()) / float64(l.Size())
-				note := fmt.Sprintf("compressed size %s vs %s = %.3f×", fmtBytes(o.Size()), fmtBytes(l.Size()), q)
-				if q > 1.05 {
-					return []string{note + " > 1.05"}, false
-				}
-				return []string{note}, true
+				return sizeCheck(c, "ours.cbundle", "ref.cbundle")
 			},
-		},
+		}.bundlerSides(false, func(tool, who string) []string { return bundleArgs(tool, who+".cbundle", true) }),
 		benchCase{
 			name: "bundle + compress a near-duplicate pair (2 × 64 MiB)", issue: 12, refDesc: "clang-offload-bundler -compress",
-			setup: pairInputs,
-			ours: func(c *config) side {
-				return side{argv: pairArgs(c.ours("clang-offload-bundler"), "ours.pair.ccob"), dir: c.work}
-			},
-			ref: func(c *config) side {
-				return side{argv: pairArgs(c.tool("clang-offload-bundler"), "ref.pair.ccob"), dir: c.work}
-			},
+			setup:  pairInputs,
 			target: fixed(target{text: "size ≤ 1.05×"}),
 			method: "clang's command line for two target IDs (-bundle-align=4096, -compress: level 3): 64 MiB of code-like data and a copy with one byte in 64 KiB changed. The reference's libzstd uses long-distance matching in one 128 MiB window; ours finds the long matches itself and writes one frame (docs/bundle.md, long-distance matching).",
 			check: func(c *config, r *result) ([]string, bool) {
 				return sizeCheck(c, "ours.pair.ccob", "ref.pair.ccob")
 			},
-		},
+		}.bundlerSides(false, func(tool, who string) []string { return pairArgs(tool, who+".pair.ccob") }),
 		benchCase{
 			name: "unbundle a compressed BSIZE bundle", issue: 3, refDesc: "clang-offload-bundler -unbundle",
-			setup: bundleInputs,
-			ours: func(c *config) side {
-				return side{argv: unbundleArgs(c.ours("clang-offload-bundler"), bundleFile(true), "out/ours.o"), dir: c.work, fresh: []string{c.p("out")}}
-			},
-			ref: func(c *config) side {
-				return side{argv: unbundleArgs(c.tool("clang-offload-bundler"), bundleFile(true), "out/ref.o"), dir: c.work, fresh: []string{c.p("out")}}
-			},
+			setup:  bundleInputs,
 			target: fixed(target{maxWallRatio: 0.5, maxRSSRatio: 0.25, text: "≤ 0.5× wall, ≤ 0.25× RSS"}),
 			runs:   9,
 			method: "median of 9 runs (the reference's time varies from 0.6 to 1.3 s run to run, mostly with the cost of first-touch page faults on this VM). Ours is CPU-bound on 2 cores: entropy decoding (~0.25 s) and executing the sequences (~0.15 s) run on two goroutines, beside writing 256 MiB and faulting in the first 128 MiB window; neither tool checks the stored MD5 without -verbose.",
-		},
+		}.bundlerSides(true, func(tool, who string) []string { return unbundleArgs(tool, bundleFile(true), "out/"+who+".o") }),
 		benchCase{
 			name: "list a compressed BSIZE bundle", issue: 3, refDesc: "clang-offload-bundler -list",
-			setup: bundleInputs,
-			ours: func(c *config) side {
-				return side{argv: []string{c.ours("clang-offload-bundler"), "-list", "-type=o", "-input=" + bundleFile(true)}, dir: c.work}
-			},
-			ref: func(c *config) side {
-				return side{argv: []string{c.tool("clang-offload-bundler"), "-list", "-type=o", "-input=" + bundleFile(true)}, dir: c.work}
-			},
+			setup:  bundleInputs,
 			method: "ours decodes only until the bundle header is complete; the reference decompresses the whole bundle first.",
-		},
+		}.bundlerSides(false, func(tool, _ string) []string { return []string{tool, "-list", "-type=o", "-input=" + bundleFile(true)} }),
 		benchCase{
 			name: "bundle BSIZE (uncompressed)", issue: 3, refDesc: "clang-offload-bundler",
 			setup: bundleInputs,
-			ours: func(c *config) side {
-				return side{argv: bundleArgs(c.ours("clang-offload-bundler"), "out/ours.bundle", false), dir: c.work, fresh: []string{c.p("out")}}
-			},
-			ref: func(c *config) side {
-				return side{argv: bundleArgs(c.tool("clang-offload-bundler"), "out/ref.bundle", false), dir: c.work, fresh: []string{c.p("out")}}
-			},
-		},
+		}.bundlerSides(true, func(tool, who string) []string { return bundleArgs(tool, "out/"+who+".bundle", false) }),
 		benchCase{
 			name: "unbundle a BSIZE bundle (uncompressed)", issue: 3, refDesc: "clang-offload-bundler -unbundle",
 			setup: bundleInputs,
-			ours: func(c *config) side {
-				return side{argv: unbundleArgs(c.ours("clang-offload-bundler"), bundleFile(false), "out/ours.o"), dir: c.work, fresh: []string{c.p("out")}}
-			},
-			ref: func(c *config) side {
-				return side{argv: unbundleArgs(c.tool("clang-offload-bundler"), bundleFile(false), "out/ref.o"), dir: c.work, fresh: []string{c.p("out")}}
-			},
-		},
+		}.bundlerSides(true, func(tool, who string) []string { return unbundleArgs(tool, bundleFile(false), "out/"+who+".o") }),
 	)
 
 	// Issue 4: the linker wrapper.
@@ -369,6 +323,32 @@ func objectsSide(c *config, n int, ours bool) side {
 		tool = c.ours("clang-linker-wrapper")
 	}
 	return side{argv: wrapperArgs(c, tool, "app", inputs, "--dry-run"), dir: c.p("objs-" + strconv.Itoa(n))}
+}
+
+// payloadSide is one side of an issue 2 row or payload-size curve point
+// on payload's files for n bytes: op is "pack" (the image into a
+// package), "extract" (the image from the package) or "dump" (the fat
+// object's offloading section, nothing written).
+func payloadSide(c *config, op string, n int64, ours bool) side {
+	bin, pkg, obj := payloadFiles(c, n)
+	tool, out := c.tool("llvm-offload-binary"), "out/ref"
+	if ours {
+		tool, out = c.ours("llvm-offload-binary"), "out/ours"
+	}
+	s := side{dir: c.work, fresh: []string{c.p("out")}}
+	switch op {
+	case "pack":
+		s.argv = []string{tool, "-o", out + ".pkg", imageArg(bin)}
+	case "extract":
+		s.argv = []string{tool, pkg, "--image=kind=openmp,file=" + out + ".out"}
+	case "dump":
+		s.fresh = nil
+		s.argv = []string{c.tool("llvm-objdump"), "--offloading", obj}
+		if ours {
+			s.argv = []string{c.ours("offload-packager"), "dump", obj}
+		}
+	}
+	return s
 }
 
 func bigTextSize(c *config, n int) int64 {

@@ -61,35 +61,9 @@ func curves(c *config) []curve {
 		counts = []int64{10, int64(c.objects)}
 		kernels = []int64{int64(c.kernels / 4), int64(c.kernels)}
 	}
-	pay := func(op string, file func(c *config, x int64) string) func(bool) func(c *config, x int64) side {
-		return func(ours bool) func(c *config, x int64) side {
-			return func(c *config, x int64) side {
-				in := file(c, x)
-				tool := c.tool("llvm-offload-binary")
-				out := "out/ref"
-				if ours {
-					tool, out = c.ours("llvm-offload-binary"), "out/ours"
-				}
-				s := side{dir: c.work, fresh: []string{c.p("out")}}
-				switch op {
-				case "pack":
-					s.argv = []string{tool, "-o", out + ".pkg", imageArg(in)}
-				case "extract":
-					s.argv = []string{tool, in, "--image=kind=openmp,file=" + out + ".out"}
-				case "dump":
-					s.argv = []string{c.ours("offload-packager"), "dump", in}
-					if !ours {
-						s.argv = []string{c.tool("llvm-objdump"), "--offloading", in}
-					}
-				}
-				return s
-			}
-		}
+	pay := func(op string, ours bool) func(c *config, x int64) side {
+		return func(c *config, x int64) side { return payloadSide(c, op, x, ours) }
 	}
-	binF := func(c *config, x int64) string { b, _, _ := payloadFiles(c, x); return b }
-	pkgF := func(c *config, x int64) string { _, p, _ := payloadFiles(c, x); return p }
-	objF := func(c *config, x int64) string { _, _, o := payloadFiles(c, x); return o }
-	packS, extractS, dumpS := pay("pack", binF), pay("extract", pkgF), pay("dump", objF)
 	return []curve{
 		{
 			name: "curve: payload size", xlabel: "payload size (MiB)", issue: 7, xs: sizes,
@@ -97,9 +71,9 @@ func curves(c *config) []curve {
 			setup:    func(c *config, x int64) error { return payload(c, x, true) },
 			teardown: func(c *config, x int64) { removePayload(c, x) },
 			ops: []curveOp{
-				{name: "pack", file: "bench-payload-pack.png", refDesc: "llvm-offload-binary", ours: packS(true), ref: packS(false), key: "pack"},
-				{name: "extract", file: "bench-payload-extract.png", refDesc: "llvm-offload-binary", ours: extractS(true), ref: extractS(false), key: "extract"},
-				{name: "dump", file: "bench-payload-dump.png", refDesc: "llvm-objdump --offloading", ours: dumpS(true), ref: dumpS(false), key: "dump"},
+				{name: "pack", file: "bench-payload-pack.png", refDesc: "llvm-offload-binary", ours: pay("pack", true), ref: pay("pack", false), key: "pack"},
+				{name: "extract", file: "bench-payload-extract.png", refDesc: "llvm-offload-binary", ours: pay("extract", true), ref: pay("extract", false), key: "extract"},
+				{name: "dump", file: "bench-payload-dump.png", refDesc: "llvm-objdump --offloading", ours: pay("dump", true), ref: pay("dump", false), key: "dump"},
 			},
 		},
 		{
