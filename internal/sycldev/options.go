@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/offload-kit/offload-kit/internal/cli/optable"
 	"github.com/offload-kit/offload-kit/split"
@@ -175,6 +174,17 @@ type UsageError struct{ Msg string }
 
 func (e *UsageError) Error() string { return e.Msg }
 
+// invalidValue rejects value v of option opt; accepted says what it takes.
+func invalidValue(v, opt, accepted string) error {
+	return &UsageError{Msg: fmt.Sprintf("invalid value '%s' for %s (%s)", v, opt, accepted)}
+}
+
+// The values of --spec-const and --properties-format (PropJSON).
+var (
+	specConstModes = optable.Enum[SpecConstMode]{{Name: "native", Value: SpecConstNative}, {Name: "emulation", Value: SpecConstEmulation}, {Name: "default", Value: SpecConstDefault}}
+	propFormats    = optable.Enum[bool]{{Name: "text", Value: false}, {Name: "json", Value: true}}
+)
+
 // ParseArgs parses a clang-sycl-linker command line (response files
 // already expanded).
 func ParseArgs(args []string) (*Options, error) {
@@ -237,20 +247,15 @@ func ParseArgs(args []string) (*Options, error) {
 		case optSplit:
 			m, err := split.ParseMode(v)
 			if err != nil {
-				return nil, &UsageError{Msg: fmt.Sprintf("invalid value '%s' for --module-split-mode (none, kernel, source or auto)", v)}
+				return nil, invalidValue(v, "--module-split-mode", "none, kernel, source or auto")
 			}
 			o.SplitMode = m
 		case optSpecConst:
-			switch v {
-			case "native":
-				o.SpecConst = SpecConstNative
-			case "emulation":
-				o.SpecConst = SpecConstEmulation
-			case "default":
-				o.SpecConst = SpecConstDefault
-			default:
-				return nil, &UsageError{Msg: fmt.Sprintf("invalid value '%s' for --spec-const (native, emulation or default)", v)}
+			m, ok := specConstModes.Lookup(v)
+			if !ok {
+				return nil, invalidValue(v, "--spec-const", specConstModes.Names(""))
 			}
+			o.SpecConst = m
 		case optIrOutputOnly:
 			o.IROutputOnly = true
 		case optPruneToKernels:
@@ -264,14 +269,11 @@ func ParseArgs(args []string) (*Options, error) {
 		case optOutDir:
 			o.OutDir = v
 		case optPropFormat:
-			switch v {
-			case "text":
-				o.PropJSON = false
-			case "json":
-				o.PropJSON = true
-			default:
-				return nil, &UsageError{Msg: fmt.Sprintf("invalid value '%s' for --properties-format (text or json)", v)}
+			json, ok := propFormats.Lookup(v)
+			if !ok {
+				return nil, invalidValue(v, "--properties-format", propFormats.Names(""))
 			}
+			o.PropJSON = json
 		case optKernelsOnly:
 			o.KernelsOnly = true
 		case optSplitEsimd:
@@ -293,9 +295,9 @@ func ParseArgs(args []string) (*Options, error) {
 		case optNoVerify:
 			o.SPIRVVal = false
 		case optJobs:
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 {
-				return nil, &UsageError{Msg: fmt.Sprintf("invalid value '%s' for -j (a positive integer)", v)}
+			n, ok := optable.IntAtLeast(v, 1)
+			if !ok {
+				return nil, invalidValue(v, "-j", "a positive integer")
 			}
 			o.Jobs = n
 		}

@@ -184,6 +184,12 @@ const (
 	ArchivesLLVM22
 )
 
+// The values of --device-archives and --cache-tool-check (CacheToolStat).
+var (
+	archiveModes = optable.Enum[ArchiveMode]{{Name: "lazy", Value: ArchivesLazy}, {Name: "llvm22", Value: ArchivesLLVM22}}
+	toolChecks   = optable.Enum[bool]{{Name: "content", Value: false}, {Name: "stat", Value: true}}
+)
+
 // Options is a parsed command line.
 type Options struct {
 	// Args are all arguments in order (response files expanded).
@@ -309,8 +315,8 @@ func ParseArgs(args []string) (*Options, error) {
 		case optTimeTrace:
 			o.TimeTrace = v
 		case optTimeTraceGranularity:
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
+			n, ok := optable.IntAtLeast(v, 0)
+			if !ok {
 				return nil, fmt.Errorf("invalid argument '%s' to --wrapper-time-trace-granularity=", v)
 			}
 			o.TimeTraceGranularity = n
@@ -319,8 +325,8 @@ func ParseArgs(args []string) (*Options, error) {
 				o.JobServer, o.Jobs = true, 0
 				break
 			}
-			n, err := strconv.Atoi(v)
-			if err != nil || n <= 0 {
+			n, ok := optable.IntAtLeast(v, 1)
+			if !ok {
 				return nil, fmt.Errorf("--wrapper-jobs=%s: expected a positive integer or 'jobserver', got '%s'", v, v)
 			}
 			o.Jobs, o.JobServer = n, false
@@ -372,14 +378,11 @@ func ParseArgs(args []string) (*Options, error) {
 		case optCacheSecretFile:
 			o.CacheSecretFile = v
 		case optCacheToolCheck:
-			switch v {
-			case "content":
-				o.CacheToolStat = false
-			case "stat":
-				o.CacheToolStat = true
-			default:
-				return nil, fmt.Errorf("--cache-tool-check=%s: expected 'content' or 'stat'", v)
+			stat, ok := toolChecks.Lookup(v)
+			if !ok {
+				return nil, fmt.Errorf("--cache-tool-check=%s: expected %s", v, toolChecks.Names("'"))
 			}
+			o.CacheToolStat = stat
 		case optNoCache:
 			o.NoCache = true
 		case optMaxInflated:
@@ -389,14 +392,11 @@ func ParseArgs(args []string) (*Options, error) {
 			}
 			o.MaxInflated = n
 		case optDeviceArchives:
-			switch v {
-			case "lazy":
-				o.Archives = ArchivesLazy
-			case "llvm22":
-				o.Archives = ArchivesLLVM22
-			default:
-				return nil, fmt.Errorf("--device-archives=%s: expected 'lazy' or 'llvm22'", v)
+			m, ok := archiveModes.Lookup(v)
+			if !ok {
+				return nil, fmt.Errorf("--device-archives=%s: expected %s", v, archiveModes.Names("'"))
 			}
+			o.Archives = m
 		}
 	}
 	return o, nil
