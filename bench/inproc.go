@@ -19,19 +19,7 @@ func inprocKernels(*config) (small, big int) { return 2000, 8000 }
 // inprocModule writes inproc/N/in.bc: the synthetic module of the split
 // rows, given as bitcode (the normal case).
 func inprocModule(c *config, n int) (string, error) {
-	dir := c.p("inproc", strconv.Itoa(n))
-	bc := filepath.Join(dir, "in.bc")
-	if exists(bc) {
-		return bc, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	ll := filepath.Join(dir, "in.ll")
-	if err := os.WriteFile(ll, kernelgen.Module(n), 0o644); err != nil {
-		return "", err
-	}
-	return bc, c.sh(dir, c.tool("llvm-as"), ll, "-o", bc)
+	return moduleFile(c, "inproc", n, kernelgen.Module, true)
 }
 
 // bcSplitSide: sycl-linker writing every part as bitcode.

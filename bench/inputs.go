@@ -199,20 +199,7 @@ func wrapperArgs(c *config, tool string, out string, inputs []string, extra ...s
 // bench/split (N kernels, each calling its own helper and one shared
 // function, spread over 50 translation units; sycl.md §4.7).
 func kernelModule(c *config, n int) (string, error) {
-	dir := c.p("split", strconv.Itoa(n))
-	bc := filepath.Join(dir, "in.bc")
-	if exists(bc) {
-		return bc, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	txt := kernelgen.Module(n)
-	ll := filepath.Join(dir, "in.ll")
-	if err := os.WriteFile(ll, txt, 0o644); err != nil {
-		return "", err
-	}
-	return bc, c.sh(dir, c.tool("llvm-as"), ll, "-o", bc)
+	return moduleFile(c, "split", n, kernelgen.Module, true)
 }
 
 // bigBody is the helper length of the RSS row's module: 4000 kernels
@@ -223,15 +210,34 @@ const bigBody = 600
 // bigKernelModule writes the RSS row's module as text (sycl-linker reads
 // a single .ll in place; bitcode would be charged llvm-dis's memory).
 func bigKernelModule(c *config, n int) (string, error) {
-	dir := c.p("split-big", strconv.Itoa(n))
-	ll := filepath.Join(dir, "in.ll")
-	if exists(ll) {
-		return ll, nil
+	text := func(n int) []byte { return kernelgen.ModuleBody(n, bigBody) }
+	return moduleFile(c, "split-big", n, text, false)
+}
+
+// moduleFile writes DIR/N/in.ll, the text of a synthetic module of n
+// kernels, and with bitcode in.bc made from it by llvm-as; it returns the
+// file the rows read (in.bc, or in.ll without bitcode), and does nothing
+// when that exists.
+func moduleFile(c *config, dir string, n int, text func(n int) []byte, bitcode bool) (string, error) {
+	dir = c.p(dir, strconv.Itoa(n))
+	ll, bc := filepath.Join(dir, "in.ll"), filepath.Join(dir, "in.bc")
+	in := ll
+	if bitcode {
+		in = bc
+	}
+	if exists(in) {
+		return in, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	return ll, os.WriteFile(ll, kernelgen.ModuleBody(n, bigBody), 0o644)
+	if err := os.WriteFile(ll, text(n), 0o644); err != nil {
+		return "", err
+	}
+	if !bitcode {
+		return ll, nil
+	}
+	return bc, c.sh(dir, c.tool("llvm-as"), ll, "-o", bc)
 }
 
 func bigSplitSide(c *config, n int) side {
