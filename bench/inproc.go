@@ -36,6 +36,14 @@ func twoTUs(c *config) error {
 	if exists(filepath.Join(dir, "b.bc")) {
 		return nil
 	}
+	return compileTwoTUs(c, dir, func(n string) []string {
+		return []string{c.tool("clang"), "-cc1", "-fsycl-is-device", "-triple", "spirv64", "-O2", "-emit-llvm-bc", n + ".cpp", "-o", n + ".bc"}
+	})
+}
+
+// compileTwoTUs writes twoTUSources to dir as N.cpp and runs compile(N)
+// there for each.
+func compileTwoTUs(c *config, dir string, compile func(n string) []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -43,7 +51,7 @@ func twoTUs(c *config) error {
 		if err := os.WriteFile(filepath.Join(dir, n+".cpp"), []byte(src), 0o644); err != nil {
 			return err
 		}
-		if err := c.sh(dir, c.tool("clang"), "-cc1", "-fsycl-is-device", "-triple", "spirv64", "-O2", "-emit-llvm-bc", n+".cpp", "-o", n+".bc"); err != nil {
+		if err := c.sh(dir, compile(n)...); err != nil {
 			return err
 		}
 	}
@@ -67,16 +75,11 @@ func syclProgram(c *config) error {
 	if exists(filepath.Join(dir, "rt.o")) {
 		return nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	err := compileTwoTUs(c, dir, func(n string) []string {
+		return []string{c.tool("clang++"), "-fsycl", "-O2", "-c", n + ".cpp", "-o", n + ".o"}
+	})
+	if err != nil {
 		return err
-	}
-	for n, src := range twoTUSources {
-		if err := os.WriteFile(filepath.Join(dir, n+".cpp"), []byte(src), 0o644); err != nil {
-			return err
-		}
-		if err := c.sh(dir, c.tool("clang++"), "-fsycl", "-O2", "-c", n+".cpp", "-o", n+".o"); err != nil {
-			return err
-		}
 	}
 	rt := "void __sycl_register_lib(void *d) { (void)d; }\nvoid __sycl_unregister_lib(void *d) { (void)d; }\nint main(void) { return 0; }\n"
 	if err := os.WriteFile(filepath.Join(dir, "rt.c"), []byte(rt), 0o644); err != nil {
