@@ -51,6 +51,12 @@ func rocsparseCases() []benchCase {
 	objdump := func(c *config) side {
 		return side{argv: []string{c.tool("llvm-objdump"), "--offloading", "librocsparse.so.0.1"}, dir: dir(c)}
 	}
+	// packager runs our offload-packager with args on the library.
+	packager := func(args ...string) func(c *config) side {
+		return func(c *config) side {
+			return side{argv: append(append([]string{c.ours("offload-packager")}, args...), "librocsparse.so.0.1"), dir: dir(c)}
+		}
+	}
 	refKey := key("rocsparse/objdump")
 	listing := fixed(target{maxWall: 100 * time.Millisecond, maxRSS: 64 * mib, text: "≤ 0.1 s, ≤ 64 MiB"})
 	const what = "Debian's librocsparse.so.0.1 (1.3 GB, 888 code objects in 111 bundles)"
@@ -58,20 +64,16 @@ func rocsparseCases() []benchCase {
 		{
 			name: "dump librocsparse (1.3 GB, 888 code objects)", issue: 12, refDesc: "llvm-objdump --offloading",
 			setup: rocsparse,
-			ours: func(c *config) side {
-				return side{argv: []string{c.ours("offload-packager"), "dump", "librocsparse.so.0.1"}, dir: dir(c)}
-			},
-			ref: objdump, oursKey: key("rocsparse/dump"), refKey: refKey, target: listing,
+			ours:  packager("dump"),
+			ref:   objdump, oursKey: key("rocsparse/dump"), refKey: refKey, target: listing,
 			expect: "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-",
 			method: "`dump` of " + what + ": every entry listed from the bundle headers alone, nothing written. llvm-objdump --offloading lists the same entries only by writing them all (its only mode), so its time and memory are those of reading and writing 1.2 GB.",
 		},
 		{
 			name: "list every header of librocsparse (dump --all --json)", issue: 12, refDesc: "llvm-objdump --offloading",
 			setup: rocsparse,
-			ours: func(c *config) side {
-				return side{argv: []string{c.ours("offload-packager"), "dump", "--all", "--json", "librocsparse.so.0.1"}, dir: dir(c)}
-			},
-			ref: objdump, oursKey: key("rocsparse/json"), refKey: refKey, target: listing,
+			ours:  packager("dump", "--all", "--json"),
+			ref:   objdump, oursKey: key("rocsparse/json"), refKey: refKey, target: listing,
 			expect: "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-",
 			method: "`dump --all --json` of " + what + ": offsets, sizes, kinds of all 888 entries (the payload's first bytes read with pread, the mapping dropped after each bundle).",
 		},
@@ -91,9 +93,7 @@ func rocsparseCases() []benchCase {
 			name: "kernels report of librocsparse (every kernel of 888 code objects)", issue: 16,
 			refDesc: "llvm-objdump --offloading, then llvm-readelf --symbols --notes on each GPU one",
 			setup:   rocsparse,
-			ours: func(c *config) side {
-				return side{argv: []string{c.ours("offload-packager"), "kernels", "librocsparse.so.0.1"}, dir: dir(c)}
-			},
+			ours:    packager("kernels"),
 			// What a user does without kernels: extract every code object,
 			// then read each one's symbols and metadata note.
 			ref: func(c *config) side {
