@@ -100,17 +100,7 @@ func (gs *groups) get(k groupKey) *group {
 // addObject places an object's image in its own group and in every
 // existing compatible group.
 func (gs *groups) addObject(in *devInput) {
-	k := in.key()
-	targets := []groupKey{k}
-	for _, g := range gs.order {
-		if compatible(k, g.key) {
-			targets = append(targets, g.key)
-		}
-	}
-	for _, t := range targets {
-		g := gs.get(t)
-		g.inputs = append(g.inputs, in)
-	}
+	gs.add(in, in.key(), true)
 }
 
 // addMember places an archive member's image in the existing groups it is
@@ -118,8 +108,16 @@ func (gs *groups) addObject(in *devInput) {
 // It reports whether the image was used.
 func (gs *groups) addMember(in *devInput, mayCreate bool) bool {
 	k := in.key()
+	_, exists := gs.byKey[k]
+	return gs.add(in, k, exists || mayCreate)
+}
+
+// add places in, whose key is k, in its own group when own is set
+// (creating it if need be) and in every existing group compatible with k.
+// It reports whether the image was placed anywhere.
+func (gs *groups) add(in *devInput, k groupKey, own bool) bool {
 	var targets []groupKey
-	if _, ok := gs.byKey[k]; ok || mayCreate {
+	if own {
 		targets = append(targets, k)
 	}
 	for _, g := range gs.order {
