@@ -183,8 +183,11 @@ type pbField struct {
 	data []byte // length-delimited value
 }
 
-// pbFields decodes one message level, bounds-checking every length.
-func pbFields(b []byte, fn func(f pbField) error) error {
+// pbFields decodes one message level, bounds-checking every length, and
+// calls fn for each field. A field whose number is in wires must have the
+// wire type given there, else decoding stops with an error before fn
+// sees it.
+func pbFields(b []byte, wires map[int]int, fn func(f pbField) error) error {
 	for off := 0; off < len(b); {
 		tag, n := binary.Uvarint(b[off:])
 		if n <= 0 {
@@ -225,16 +228,12 @@ func pbFields(b []byte, fn func(f pbField) error) error {
 		default:
 			return fmt.Errorf("unsupported wire type %d at offset %d", f.wire, off-1)
 		}
+		if w, ok := wires[f.num]; ok && f.wire != w {
+			return fmt.Errorf("field %d: wire type %d, want %d", f.num, f.wire, w)
+		}
 		if err := fn(f); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-func wantWire(f pbField, wire int) error {
-	if f.wire != wire {
-		return fmt.Errorf("field %d: wire type %d, want %d", f.num, f.wire, wire)
 	}
 	return nil
 }
@@ -257,12 +256,11 @@ func decodeManifest(b []byte) (*manifest, error) {
 	}
 	m := &manifest{}
 	seen := make(map[string]bool)
-	err := pbFields(b, func(f pbField) error {
+	// ActionResult: 2 output_files, 4 exit_code, 5 stdout_raw, 7 stderr_raw,
+	// 9 execution_metadata.
+	err := pbFields(b, map[int]int{2: wireLen, 4: wireVarint, 5: wireLen, 7: wireLen, 9: wireLen}, func(f pbField) error {
 		switch f.num {
 		case 2:
-			if err := wantWire(f, wireLen); err != nil {
-				return err
-			}
 			if len(m.Files) >= maxFiles {
 				return errors.New("too many output files")
 			}
@@ -278,16 +276,10 @@ func decodeManifest(b []byte) (*manifest, error) {
 		case 3, 6, 8, 10, 11, 12:
 			return fmt.Errorf("unsupported ActionResult field %d", f.num)
 		case 4:
-			if err := wantWire(f, wireVarint); err != nil {
-				return err
-			}
 			if f.val != 0 {
 				return fmt.Errorf("exit code %d", int32(f.val))
 			}
 		case 5, 7:
-			if err := wantWire(f, wireLen); err != nil {
-				return err
-			}
 			if len(f.data) > maxInlineOutput {
 				return fmt.Errorf("field %d: %d bytes of tool output exceeds the %d-byte limit", f.num, len(f.data), maxInlineOutput)
 			}
@@ -297,15 +289,10 @@ func decodeManifest(b []byte) (*manifest, error) {
 				m.Stderr = append([]byte(nil), f.data...)
 			}
 		case 9:
-			if err := wantWire(f, wireLen); err != nil {
-				return err
-			}
-			return pbFields(f.data, func(g pbField) error {
+			// ExecutedActionMetadata: 1 worker.
+			return pbFields(f.data, map[int]int{1: wireLen}, func(g pbField) error {
 				if g.num != 1 {
 					return nil
-				}
-				if err := wantWire(g, wireLen); err != nil {
-					return err
 				}
 				return parseWorker(string(g.data), m)
 			})
@@ -344,23 +331,15 @@ func parseWorker(w string, m *manifest) error {
 func decodeOutputFile(b []byte) (manifestFile, error) {
 	var of manifestFile
 	var haveDigest bool
-	err := pbFields(b, func(f pbField) error {
+	// OutputFile: 1 path, 2 digest, 4 is_executable, 5 contents.
+	err := pbFields(b, map[int]int{1: wireLen, 2: wireLen, 4: wireVarint}, func(f pbField) error {
 		switch f.num {
 		case 1:
-			if err := wantWire(f, wireLen); err != nil {
-				return err
-			}
 			of.Name = string(f.data)
 		case 2:
-			if err := wantWire(f, wireLen); err != nil {
-				return err
-			}
 			haveDigest = true
 			return decodeDigest(f.data, &of)
 		case 4:
-			if err := wantWire(f, wireVarint); err != nil {
-				return err
-			}
 			of.Executable = f.val != 0
 		case 5:
 			if len(f.data) > 0 {
@@ -383,12 +362,10 @@ func decodeOutputFile(b []byte) (manifestFile, error) {
 
 func decodeDigest(b []byte, of *manifestFile) error {
 	var haveHash bool
-	err := pbFields(b, func(f pbField) error {
+	// Digest: 1 hash, 2 size_bytes.
+	err := pbFields(b, map[int]int{1: wireLen, 2: wireVarint}, func(f pbField) error {
 		switch f.num {
 		case 1:
-			if err := wantWire(f, wireLen); err != nil {
-				return err
-			}
 			if len(f.data) != 64 {
 				return fmt.Errorf("digest hash %.80q: want 64 hex digits", f.data)
 			}
@@ -397,9 +374,6 @@ func decodeDigest(b []byte, of *manifestFile) error {
 			}
 			haveHash = true
 		case 2:
-			if err := wantWire(f, wireVarint); err != nil {
-				return err
-			}
 			if int64(f.val) < 0 {
 				return fmt.Errorf("digest size %d", int64(f.val))
 			}
