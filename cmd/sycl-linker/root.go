@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/offload-kit/offload-kit/internal/cli"
 	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"github.com/offload-kit/offload-kit/internal/llvmpool"
-	"github.com/offload-kit/offload-kit/internal/phase"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/sycldev"
 	"github.com/offload-kit/offload-kit/internal/version"
@@ -98,19 +96,7 @@ for the option list; see docs/sycl-linker.md.`,
 			if rf != nil {
 				return rf(o)
 			}
-			if env.Tools != nil && (o.Verbose || o.DryRun) {
-				env.Tools.Notify = func(c run.Choice) {
-					for _, s := range c.Skipped {
-						fmt.Fprintf(env.Stderr, "%s: note: %s: skipped %s\n", tool, c.Name, s)
-					}
-					fmt.Fprintf(env.Stderr, "%s: note: %s: using %s (%s)\n", tool, c.Name, c.Path, c.Why)
-				}
-			}
-			if o.Verbose || cli.Verbose() {
-				env.Phases = phase.New(time.Now)
-				defer env.Phases.Print(cmd.ErrOrStderr(), tool)
-			}
-			return sycldev.Run(cmd.Context(), env, o)
+			return sycldev.RunCommand(cmd.Context(), env, o)
 		},
 	}
 }

@@ -101,3 +101,35 @@ func TestToolchain(t *testing.T) {
 		}
 	}
 }
+
+// TestVerboseNotesAndPhases: -v notes each program chosen and prints the
+// phase summary at exit; $OFFLOAD_KIT_VERBOSE prints the summary only.
+func TestVerboseNotesAndPhases(t *testing.T) {
+	if _, err := os.Stat("/usr/lib/llvm-22/bin/llc"); err != nil {
+		t.Skip("needs LLVM 22 in /usr/lib/llvm-22/bin")
+	}
+	t.Setenv("OFFLOAD_KIT_LLVM", "process")
+	bc, err := filepath.Abs("../../internal/sycldev/testdata/kernels-spirv64-clang22.bc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "dev.out")
+	var stdout, stderr bytes.Buffer
+	if code := runMain([]string{"--triple=spirv64", "-v", "-o", out, bc}, "", &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, want := range []string{"sycl-linker: note: llc: using /usr/lib/llvm-22/bin/llc (the LLVM 22 installation (/usr/lib/llvm-22/bin))\n",
+		"sycl-linker: phase summary (wall time)\n"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("-v: no %q in\n%s", want, stderr.String())
+		}
+	}
+	t.Setenv("OFFLOAD_KIT_VERBOSE", "1")
+	stderr.Reset()
+	if code := runMain([]string{"--triple=spirv64", "-o", out, bc}, "", &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if s := stderr.String(); !strings.HasPrefix(s, "sycl-linker: phase summary (wall time)\n") || strings.Contains(s, "note:") {
+		t.Errorf("OFFLOAD_KIT_VERBOSE=1: want only the summary, got\n%s", s)
+	}
+}
