@@ -150,3 +150,30 @@ func TestManifestBinding(t *testing.T) {
 	assert.ErrorIs(t, err, ErrCorrupt)
 	assert.ErrorContains(t, err, "exceeds")
 }
+
+// TestManifestWireTypeErrors pins the error for a field of the wrong wire
+// type at every message level the manifest decoder reads.
+func TestManifestWireTypeErrors(t *testing.T) {
+	file := func(fields []byte) []byte { return appendBytesField(nil, 2, fields) }
+	digest := func(fields []byte) []byte { return file(appendBytesField(appendBytesField(nil, 1, []byte("a")), 2, fields)) }
+	cases := []struct {
+		b    []byte
+		want string
+	}{
+		{[]byte{0x10, 0x01}, "field 2: wire type 0, want 2"},
+		{appendBytesField(nil, 4, nil), "field 4: wire type 2, want 0"},
+		{[]byte{0x28, 0x01}, "field 5: wire type 0, want 2"},
+		{[]byte{0x38, 0x01}, "field 7: wire type 0, want 2"},
+		{[]byte{0x48, 0x01}, "field 9: wire type 0, want 2"},
+		{appendBytesField(nil, 9, []byte{0x08, 0x01}), "field 1: wire type 0, want 2"},
+		{file([]byte{0x08, 0x01}), "output file 0: field 1: wire type 0, want 2"},
+		{file([]byte{0x10, 0x01}), "output file 0: field 2: wire type 0, want 2"},
+		{file(appendBytesField(nil, 4, nil)), "output file 0: field 4: wire type 2, want 0"},
+		{digest([]byte{0x08, 0x01}), "output file 0: field 1: wire type 0, want 2"},
+		{digest(appendBytesField(nil, 2, nil)), "output file 0: field 2: wire type 2, want 0"},
+	}
+	for _, c := range cases {
+		_, err := unmarshalManifest(c.b)
+		assert.EqualError(t, err, "manifest: "+c.want+": "+ErrCorrupt.Error(), "% x", c.b)
+	}
+}
