@@ -155,7 +155,9 @@ func TestManifestBinding(t *testing.T) {
 // type at every message level the manifest decoder reads.
 func TestManifestWireTypeErrors(t *testing.T) {
 	file := func(fields []byte) []byte { return appendBytesField(nil, 2, fields) }
-	digest := func(fields []byte) []byte { return file(appendBytesField(appendBytesField(nil, 1, []byte("a")), 2, fields)) }
+	digest := func(fields []byte) []byte {
+		return file(appendBytesField(appendBytesField(nil, 1, []byte("a")), 2, fields))
+	}
 	cases := []struct {
 		b    []byte
 		want string
