@@ -29,19 +29,11 @@ func decodeLZ4(src []byte, size int64, base int64) ([]byte, error) {
 		// Literals.
 		n := int(token >> 4)
 		if n == 15 {
-			for {
-				if ip >= len(src) {
-					return fail("literal length runs past the end")
-				}
-				b := src[ip]
-				ip++
-				n += int(b)
-				if n > len(src) {
-					return fail("literal length exceeds the input")
-				}
-				if b != 0xff {
-					break
-				}
+			var msg string
+			n, ip, msg = lz4Length(src, ip, n, int64(len(src)),
+				"literal length runs past the end", "literal length exceeds the input")
+			if msg != "" {
+				return fail(msg)
 			}
 		}
 		if n > len(src)-ip {
@@ -66,19 +58,11 @@ func decodeLZ4(src []byte, size int64, base int64) ([]byte, error) {
 		}
 		m := int(token & 15)
 		if m == 15 {
-			for {
-				if ip >= len(src) {
-					return fail("match length runs past the end")
-				}
-				b := src[ip]
-				ip++
-				m += int(b)
-				if int64(m) > size {
-					return fail("match length exceeds the uncompressed size")
-				}
-				if b != 0xff {
-					break
-				}
+			var msg string
+			m, ip, msg = lz4Length(src, ip, m, size,
+				"match length runs past the end", "match length exceeds the uncompressed size")
+			if msg != "" {
+				return fail(msg)
 			}
 		}
 		m += 4
@@ -95,4 +79,26 @@ func decodeLZ4(src []byte, size int64, base int64) ([]byte, error) {
 			"fatbin: lz4: decoded %d bytes, header says %d", len(out), size)
 	}
 	return out, nil
+}
+
+// lz4Length finishes a length whose 4-bit token field is 15: the bytes at
+// src[ip:] each add their value, up to and including the first that is not
+// 0xff. It returns the length and the position after it, or the message
+// for a failure: past when src ends first, over when the length passes
+// limit.
+func lz4Length(src []byte, ip, n int, limit int64, past, over string) (int, int, string) {
+	for {
+		if ip >= len(src) {
+			return n, ip, past
+		}
+		b := src[ip]
+		ip++
+		n += int(b)
+		if int64(n) > limit {
+			return n, ip, over
+		}
+		if b != 0xff {
+			return n, ip, ""
+		}
+	}
 }
