@@ -115,22 +115,14 @@ func Decode(dst, src []byte, limit int, o Options) (int, error) {
 	if o.MaxWindow == 0 {
 		o.MaxWindow = 1 << 30
 	}
-	const nbuf = 6
-	free := make(chan *blk, nbuf)
-	full := make(chan *blk, nbuf)
-	stop := make(chan struct{})
-	for range nbuf {
-		free <- &blk{}
-	}
-	p := &parser{src: src, limit: limit, maxWindow: o.MaxWindow, free: free, full: full, stop: stop}
-	go p.run()
+	p := startParser(src, limit, o.MaxWindow)
 
 	var x xxhash.Digest
 	n := 0
 	var err *Error
 	stopped := false
 	var rep [3]int // repeat offsets, carried across a frame's blocks
-	for b := range full {
+	for b := range p.full {
 		if b.err != nil {
 			err = b.err
 			break
@@ -168,15 +160,13 @@ func Decode(dst, src []byte, limit int, o Options) (int, error) {
 		}
 		if o.AfterBlock != nil && !o.AfterBlock(n) {
 			stopped = true
-			free <- b
+			p.free <- b
 			break
 		}
-		free <- b
+		p.free <- b
 	}
 	if err != nil || stopped {
-		close(stop)
-		for range full { // wait for the parser to stop using src
-		}
+		p.abandon()
 		if err == nil {
 			return n, ErrStopped
 		}
@@ -306,6 +296,27 @@ type parser struct {
 	huff    *huff0.Scratch
 	huffDec *huff0.Decoder
 	norm    [64]int16
+}
+
+// startParser starts the parser goroutine over src with six blocks in
+// flight. The caller receives the decoded blocks from p.full, hands each
+// back through p.free, and calls p.abandon if it stops before the end.
+func startParser(src []byte, limit int, maxWindow uint64) *parser {
+	const nbuf = 6
+	p := &parser{src: src, limit: limit, maxWindow: maxWindow,
+		free: make(chan *blk, nbuf), full: make(chan *blk, nbuf), stop: make(chan struct{})}
+	for range nbuf {
+		p.free <- &blk{}
+	}
+	go p.run()
+	return p
+}
+
+// abandon stops the parser and waits until it no longer uses src.
+func (p *parser) abandon() {
+	close(p.stop)
+	for range p.full {
+	}
 }
 
 func (p *parser) errAt(in int, format string, a ...any) *Error {

@@ -14,20 +14,12 @@ import "fmt"
 // literals are the input bytes themselves) and write them again with
 // Encoder, next to matches of its own.
 func Sequences(src []byte, limit int, fn func(size int, seqs []Seq) error) error {
-	const nbuf = 6
-	free := make(chan *blk, nbuf)
-	full := make(chan *blk, nbuf)
-	stop := make(chan struct{})
-	for range nbuf {
-		free <- &blk{}
-	}
-	p := &parser{src: src, limit: limit, maxWindow: 1 << 30, free: free, full: full, stop: stop}
-	go p.run()
+	p := startParser(src, limit, 1<<30)
 	var rep [3]int
 	var out []Seq
 	var err error
 	frameOut := 0
-	for b := range full {
+	for b := range p.full {
 		if b.err != nil {
 			err = b.err
 			break
@@ -76,15 +68,13 @@ func Sequences(src []byte, limit int, fn func(size int, seqs []Seq) error) error
 			frameOut += b.size
 			err = fn(b.size, out)
 		}
-		free <- b
+		p.free <- b
 		if err != nil {
 			break
 		}
 	}
 	if err != nil {
-		close(stop)
-		for range full { // wait for the parser to stop using src
-		}
+		p.abandon()
 	}
 	return err
 }
