@@ -18,8 +18,8 @@ var (
 
 // Option IDs of optionList, checked at compile time in the switches over them.
 const (
-	optHelp              optable.ID = "help"
-	optHelpHidden        optable.ID = "help_hidden"
+	optHelp                         = optable.HelpID
+	optHelpHidden                   = optable.HelpHiddenID
 	optVersion           optable.ID = "version"
 	optO                 optable.ID = "o"
 	optOutputFile        optable.ID = "output_file"
@@ -64,9 +64,7 @@ const (
 )
 
 // optionList is clang-sycl-linker 22.1.8's SYCLLinkOpts.td plus extensions.
-var optionList = []optable.Option{
-	{ID: optHelp, Prefixes: d1d, Name: "help", Kind: optable.Flag, Help: "Display available options (--help-hidden for more)"},
-	{ID: optHelpHidden, Prefixes: d1d, Name: "help-hidden", Kind: optable.Flag, Help: "Display all available options"},
+var optionList = append(optable.HelpOptions(d1d), []optable.Option{
 	{ID: optVersion, Prefixes: dd, Name: "version", Kind: optable.Flag, Help: "Display the version number and exit"},
 	{ID: optO, Prefixes: d1, Name: "o", Kind: optable.JoinedOrSeparate, MetaVar: "<path>", Help: "Path to file to write output"},
 	{ID: optOutputFile, Prefixes: dd, Name: "output-file", Kind: optable.Separate, Alias: optO, Hidden: true, MetaVar: "<value>", Help: "Alias for -o"},
@@ -109,7 +107,7 @@ var optionList = []optable.Option{
 	{ID: optSpirvExt, Prefixes: dd, Name: "spirv-ext=", Kind: optable.Joined, MetaVar: "<+ext,...>", Extension: true, Help: "SPIR-V extensions for the SPIR-V backend (llc --spirv-ext), e.g. +SPV_INTEL_function_pointers"},
 	{ID: optJobs, Prefixes: d1, Name: "j", Kind: optable.JoinedOrSeparate, MetaVar: "<n>", Extension: true, Help: "Number of parallel jobs (default: the number of CPUs; four times that with --ir-output-only, which mostly writes files)"},
 	{ID: optJobsEq, Prefixes: dd, Name: "jobs=", Kind: optable.Joined, Alias: optJobs, Hidden: true, Extension: true},
-}
+}...)
 
 var table = optable.MustNew(optionList)
 

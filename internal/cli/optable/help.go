@@ -90,3 +90,18 @@ func (t *Table) WriteHelp(w io.Writer, usage, title string, showHidden bool) err
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// IDs of the options HelpOptions defines.
+const (
+	HelpID       ID = "help"
+	HelpHiddenID ID = "help_hidden"
+)
+
+// HelpOptions are LLVM's --help and --help-hidden, with the help texts
+// every LLVM OptTable tool gives them, spelled with the given prefixes.
+func HelpOptions(prefixes []string) []Option {
+	return []Option{
+		{ID: HelpID, Prefixes: prefixes, Name: "help", Kind: Flag, Help: "Display available options (--help-hidden for more)"},
+		{ID: HelpHiddenID, Prefixes: prefixes, Name: "help-hidden", Kind: Flag, Help: "Display all available options"},
+	}
+}

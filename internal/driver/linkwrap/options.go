@@ -29,8 +29,8 @@ var (
 
 // Option IDs of optionList, checked at compile time in the switches over them.
 const (
-	optHelp                 optable.ID = "help"
-	optHelpHidden           optable.ID = "help_hidden"
+	optHelp                            = optable.HelpID
+	optHelpHidden                      = optable.HelpHiddenID
 	optLinkerPath           optable.ID = "linker_path"
 	optCudaPath             optable.ID = "cuda_path"
 	optHostTriple           optable.ID = "host_triple"
@@ -95,9 +95,7 @@ const (
 
 // optionList is clang-linker-wrapper 22.1.8's LinkerWrapperOpts.td, plus
 // offload-kit's extensions (WrapperOnly, Extension).
-var optionList = []optable.Option{
-	{ID: optHelp, Prefixes: d2, Name: "help", Kind: optable.Flag, Help: "Display available options (--help-hidden for more)"},
-	{ID: optHelpHidden, Prefixes: d2, Name: "help-hidden", Kind: optable.Flag, Help: "Display all available options"},
+var optionList = append(optable.HelpOptions(d2), []optable.Option{
 	{ID: optLinkerPath, Prefixes: d2, Name: "linker-path=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<path>", Help: "The linker executable to invoke"},
 	{ID: optCudaPath, Prefixes: d2, Name: "cuda-path=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<dir>", Help: "Set the system CUDA path"},
 	{ID: optHostTriple, Prefixes: d2, Name: "host-triple=", Kind: optable.Joined, Flags: WrapperOnly, MetaVar: "<triple>", Help: "Triple to use for the host compilation"},
@@ -166,7 +164,7 @@ var optionList = []optable.Option{
 	{ID: optCacheToolCheck, Prefixes: d2, Name: "cache-tool-check=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "content|stat", Help: "Identify tools in cache keys by their contents (default) or by path, size and modification time"},
 	{ID: optNoCache, Prefixes: d2, Name: "no-cache", Kind: optable.Flag, Flags: WrapperOnly, Extension: true, Help: "Do not use the device-link cache"},
 	{ID: optMaxInflated, Prefixes: d2, Name: "wrapper-max-inflated=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "<bytes|NK|NM|NG>", Help: "Limit on the bytes of compressed (v3) offload images inflated in memory, all inputs together (default 512M)"},
-}
+}...)
 
 // Table is the wrapper's option table.
 var Table = optable.MustNew(optionList)
