@@ -88,50 +88,45 @@ func printContents(sb *strings.Builder, c *DumpContents, all, entries bool, inde
 		}
 		nested(e.Contents)
 	}
-	for _, b := range c.Bundles {
-		what := fmt.Sprintf("OFFLOAD BUNDLE [%d]", b.Index)
+	// container prints a container: with all, its heading and the lines
+	// header prints; then its entries.
+	container := func(what string, entries []DumpEntry, header func()) {
 		if all {
 			head("%s:", what)
+			header()
+		}
+		for _, e := range entries {
+			entry(what, e)
+		}
+	}
+	// located prints where a container lies.
+	located := func(section string, offset, size int64) {
+		if section != "" {
+			line("section", "%s", section)
+		}
+		line("offset", "%s", hexOrNA(offset))
+		line("size", "%d", size)
+	}
+	for _, b := range c.Bundles {
+		container(fmt.Sprintf("OFFLOAD BUNDLE [%d]", b.Index), b.Entries, func() {
 			line("format", "%s", b.Format)
-			if b.Section != "" {
-				line("section", "%s", b.Section)
-			}
-			line("offset", "%s", hexOrNA(b.Offset))
-			line("size", "%d", b.Size)
+			located(b.Section, b.Offset, b.Size)
 			if z := b.Compression; z != nil {
 				line("compression", "%s, version %d, total size %d, uncompressed size %d, hash %s", z.Method, z.Version, z.TotalSize, z.UncompressedSize, z.Hash)
 			}
 			line("entries", "%d", len(b.Entries))
-		}
-		for _, e := range b.Entries {
-			entry(what, e)
-		}
+		})
 	}
 	for _, f := range c.Fatbins {
-		what := fmt.Sprintf("OFFLOAD FATBIN [%d]", f.Index)
-		if all {
-			head("%s:", what)
-			if f.Section != "" {
-				line("section", "%s", f.Section)
-			}
-			line("offset", "%s", hexOrNA(f.Offset))
-			line("size", "%d", f.Size)
+		container(fmt.Sprintf("OFFLOAD FATBIN [%d]", f.Index), f.Entries, func() {
+			located(f.Section, f.Offset, f.Size)
 			line("version", "%d", f.Version)
 			line("entries", "%d", len(f.Entries))
-		}
-		for _, e := range f.Entries {
-			entry(what, e)
-		}
+		})
 	}
 	for _, h := range c.HCF {
-		what := fmt.Sprintf("OFFLOAD HCF [%d]", h.Index)
-		if all {
-			head("%s:", what)
-			if h.Section != "" {
-				line("section", "%s", h.Section)
-			}
-			line("offset", "%s", hexOrNA(h.Offset))
-			line("size", "%d", h.Size)
+		container(fmt.Sprintf("OFFLOAD HCF [%d]", h.Index), h.Entries, func() {
+			located(h.Section, h.Offset, h.Size)
 			if h.ObjectID != "" {
 				line("object-id", "%s", quoteIfNeeded(h.ObjectID))
 			}
@@ -139,10 +134,7 @@ func printContents(sb *strings.Builder, c *DumpContents, all, entries bool, inde
 			for _, l := range strings.Split(strings.TrimRight(h.Tree, "\n"), "\n") {
 				fmt.Fprintf(sb, "%s  | %s\n", indent, l)
 			}
-		}
-		for _, e := range h.Entries {
-			entry(what, e)
-		}
+		})
 	}
 }
 

@@ -361,31 +361,11 @@ func (l *lister) sections(obj *elfembed.Object, c *DumpContents) error {
 		}
 		head := l.peek(s.Data, 256)
 		switch k := format.Identify(head); {
-		case k == format.KindBundle || k == format.KindCCOB:
-			bs, err := l.sectionBundles(s.Data)
+		case k == format.KindBundle || k == format.KindCCOB || k == format.KindFatbin:
+			err := l.addContainers(c, k, s.Data, s.Name)
 			l.release()
-			if err != nil {
-				if strictSection(s.Name) {
-					return fmt.Errorf("section %s: %v", s.Name, err)
-				}
-				continue
-			}
-			for _, b := range bs {
-				b.Index, b.Section = len(c.Bundles), s.Name
-				c.Bundles = append(c.Bundles, b)
-			}
-		case k == format.KindFatbin:
-			fs, err := l.fatbins(s.Data)
-			l.release()
-			if err != nil {
-				if strictSection(s.Name) {
-					return fmt.Errorf("section %s: %v", s.Name, err)
-				}
-				continue
-			}
-			for _, f := range fs {
-				f.Index, f.Section = len(c.Fatbins), s.Name
-				c.Fatbins = append(c.Fatbins, f)
+			if err != nil && strictSection(s.Name) {
+				return fmt.Errorf("section %s: %v", s.Name, err)
 			}
 		case strings.HasPrefix(s.Name, ".rodata") || s.Name == ".rdata" || s.Name == ".data.rel.ro":
 			for _, loc := range hcf.Find(s.Data) {
@@ -400,6 +380,41 @@ func (l *lister) sections(obj *elfembed.Object, c *DumpContents) error {
 		c.Bundles = append(c.Bundles, DumpBundle{Index: len(c.Bundles), Format: "object", Offset: -1, Entries: old})
 	}
 	return nil
+}
+
+// addContainers appends to c the bundles (k is KindBundle or KindCCOB) or
+// fatbins (KindFatbin) that data holds, numbered after those already in c
+// and placed in section sec ("" for a whole input or payload). On error
+// nothing is appended.
+func (l *lister) addContainers(c *DumpContents, k format.Kind, data []byte, sec string) error {
+	if k == format.KindFatbin {
+		fs, err := l.fatbins(data)
+		c.Fatbins = appendPlaced(c.Fatbins, fs, sec)
+		return err
+	}
+	bs, err := l.sectionBundles(data)
+	c.Bundles = appendPlaced(c.Bundles, bs, sec)
+	return err
+}
+
+// placed is a container that a DumpContents lists by index and section:
+// *DumpBundle or *DumpFatbin.
+type placed[T any] interface {
+	*T
+	place(index int, section string)
+}
+
+func (b *DumpBundle) place(index int, section string) { b.Index, b.Section = index, section }
+func (f *DumpFatbin) place(index int, section string) { f.Index, f.Section = index, section }
+
+// appendPlaced appends found to list, each numbered by its position in
+// list and placed in section.
+func appendPlaced[T any, P placed[T]](list, found []T, section string) []T {
+	for _, x := range found {
+		P(&x).place(len(list), section)
+		list = append(list, x)
+	}
+	return list
 }
 
 // sectionBundles reads the bundles of one section: binary bundles and
@@ -612,7 +627,7 @@ func (l *lister) parse(data []byte, depth int) (*DumpContents, error) {
 	}
 	c := &DumpContents{}
 	head := l.peek(data, 256)
-	switch format.Identify(head) {
+	switch k := format.Identify(head); k {
 	case format.KindOffloadBinary:
 		bins, err := offload.ParseAll(data, offload.ReadOptions{Align8: true})
 		if err != nil {
@@ -625,24 +640,10 @@ func (l *lister) parse(data []byte, depth int) (*DumpContents, error) {
 				c.Images[i].Contents = l.contents(d, depth+1)
 			}
 		}
-	case format.KindBundle, format.KindCCOB:
-		bs, err := l.sectionBundles(data)
-		if err != nil {
+	case format.KindBundle, format.KindCCOB, format.KindFatbin:
+		if err := l.addContainers(c, k, data, ""); err != nil {
 			return nil, err
 		}
-		for i := range bs {
-			bs[i].Index = i
-		}
-		c.Bundles = bs
-	case format.KindFatbin:
-		fs, err := l.fatbins(data)
-		if err != nil {
-			return nil, err
-		}
-		for i := range fs {
-			fs[i].Index = i
-		}
-		c.Fatbins = fs
 	default:
 		if cm, ok := textBundleComment(head); ok {
 			b, err := bundle.ParseText(data, cm)
