@@ -3,11 +3,11 @@ package elfembed
 import (
 	"bytes"
 	"encoding/binary"
-	"strconv"
 	"strings"
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/internal/binio"
+	"github.com/offload-kit/offload-kit/internal/enumname"
 )
 
 // Format is the object file format of a host object.
@@ -18,15 +18,9 @@ const (
 	COFF
 )
 
-func (f Format) String() string {
-	switch f {
-	case ELF:
-		return "ELF"
-	case COFF:
-		return "COFF"
-	}
-	return "Format(" + strconv.Itoa(int(f)) + ")"
-}
+var formatNames = []string{ELF: "ELF", COFF: "COFF"}
+
+func (f Format) String() string { return enumname.Name(formatNames, f, "Format") }
 
 // COFF section characteristics callers need when adding offload sections.
 // (ELF section types and flags are format.SectionType and

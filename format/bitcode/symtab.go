@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/internal/enumname"
 )
 
 // Top-level block IDs and record codes of the irsymtab (LLVMBitCodes.h).
@@ -66,17 +67,9 @@ const (
 	VisibilityProtected Visibility = 2
 )
 
-func (v Visibility) String() string {
-	switch v {
-	case VisibilityDefault:
-		return "default"
-	case VisibilityHidden:
-		return "hidden"
-	case VisibilityProtected:
-		return "protected"
-	}
-	return fmt.Sprintf("Visibility(%d)", uint8(v))
-}
+var visibilityNames = []string{VisibilityDefault: "default", VisibilityHidden: "hidden", VisibilityProtected: "protected"}
+
+func (v Visibility) String() string { return enumname.Name(visibilityNames, v, "Visibility") }
 
 // Visibility returns the visibility bits.
 func (f SymbolFlags) Visibility() Visibility { return Visibility(f & 3) }

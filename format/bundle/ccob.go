@@ -5,13 +5,13 @@ import (
 	"crypto/md5"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"runtime"
 
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/internal/enumname"
 )
 
 // CCOBMagic starts a compressed bundle.
@@ -29,15 +29,9 @@ const (
 	Zstd Method = 1
 )
 
-func (m Method) String() string {
-	switch m {
-	case Zlib:
-		return "zlib"
-	case Zstd:
-		return "zstd"
-	}
-	return fmt.Sprintf("Method(%d)", uint16(m))
-}
+var methodNames = []string{Zlib: "zlib", Zstd: "zstd"}
+
+func (m Method) String() string { return enumname.Name(methodNames, m, "Method") }
 
 // DefaultVersion is the CCOB version clang-offload-bundler 22 writes.
 const DefaultVersion = 3

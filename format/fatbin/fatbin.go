@@ -5,10 +5,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
-	"strconv"
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/internal/binio"
+	"github.com/offload-kit/offload-kit/internal/enumname"
 )
 
 // Magic is the first little-endian u32 of every fat binary container.
@@ -28,15 +28,9 @@ const (
 	KindELF EntryKind = 2 // a cubin (NVIDIA ELF)
 )
 
-func (k EntryKind) String() string {
-	switch k {
-	case KindPTX:
-		return "ptx"
-	case KindELF:
-		return "elf"
-	}
-	return "kind(" + strconv.Itoa(int(k)) + ")"
-}
+var entryKindNames = []string{KindPTX: "ptx", KindELF: "elf"}
+
+func (k EntryKind) String() string { return enumname.Name(entryKindNames, k, "kind") }
 
 // Entry flag bits. The ones marked "guess" come from public reverse
 // engineering and are not confirmed by the fixtures (see docs/fatbin.md).
@@ -61,17 +55,9 @@ const (
 	CompressZstd
 )
 
-func (c Compression) String() string {
-	switch c {
-	case CompressNone:
-		return "none"
-	case CompressLZ4:
-		return "lz4"
-	case CompressZstd:
-		return "zstd"
-	}
-	return "compression(" + strconv.Itoa(int(c)) + ")"
-}
+var compressionNames = []string{CompressNone: "none", CompressLZ4: "lz4", CompressZstd: "zstd"}
+
+func (c Compression) String() string { return enumname.Name(compressionNames, c, "compression") }
 
 // Entry is one image in a fat binary. Offsets are absolute within the
 // buffer passed to Parse; Data aliases that buffer.

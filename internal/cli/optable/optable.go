@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/offload-kit/offload-kit/internal/enumname"
 )
 
 // ID identifies an option of a client's table. Clients declare their IDs
@@ -29,21 +31,10 @@ const (
 	CommaJoined                  // "-Wl,a,b": the rest, split on ','
 )
 
-func (k Kind) String() string {
-	switch k {
-	case Flag:
-		return "Flag"
-	case Joined:
-		return "Joined"
-	case Separate:
-		return "Separate"
-	case JoinedOrSeparate:
-		return "JoinedOrSeparate"
-	case CommaJoined:
-		return "CommaJoined"
-	}
-	return fmt.Sprintf("Kind(%d)", int(k))
-}
+var kindNames = []string{Flag: "Flag", Joined: "Joined", Separate: "Separate",
+	JoinedOrSeparate: "JoinedOrSeparate", CommaJoined: "CommaJoined"}
+
+func (k Kind) String() string { return enumname.Name(kindNames, k, "Kind") }
 
 // Option describes one spelling family. Name includes a trailing '=' for
 // "--x=" options, as in LLVM's .td files.
