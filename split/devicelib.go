@@ -1,8 +1,8 @@
 package split
 
 import (
+	"iter"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 )
@@ -36,7 +36,7 @@ const (
 	DevicelibBFloat16
 )
 
-var devicelibExtNames = [...]string{
+var devicelibExtNames = []string{
 	"cl_intel_devicelib_assert", "cl_intel_devicelib_math", "cl_intel_devicelib_math_fp64",
 	"cl_intel_devicelib_complex", "cl_intel_devicelib_complex_fp64", "cl_intel_devicelib_cstring",
 	"cl_intel_devicelib_imf", "cl_intel_devicelib_imf_fp64", "cl_intel_devicelib_imf_bf16",
@@ -45,12 +45,7 @@ var devicelibExtNames = [...]string{
 
 // String returns the library's extension name, e.g.
 // "cl_intel_devicelib_math_fp64".
-func (e DeviceLibExt) String() string {
-	if int(e) < len(devicelibExtNames) {
-		return devicelibExtNames[e]
-	}
-	return "DeviceLibExt(" + strconv.Itoa(int(e)) + ")"
-}
+func (e DeviceLibExt) String() string { return enumName(devicelibExtNames, e, "DeviceLibExt") }
 
 const devicelibPrefix = "__devicelib_"
 
@@ -178,6 +173,26 @@ func isBF16DeviceLibFunc(name string) bool {
 // spirv32, spirv64, with or without a sub-architecture).
 func (m *Module) isSPIR() bool { return strings.HasPrefix(m.Triple, "spir") }
 
+// declaredFuncs yields, in module order, the functions that the part
+// whose closure is cl writes as declarations: those the module declares,
+// and the definitions whose bodies the part drops (cl.Decls).
+func (m *Module) declaredFuncs(cl *Closure) iter.Seq[*Global] {
+	return func(yield func(*Global) bool) {
+		for _, i := range cl.Globals {
+			g := &m.Globals[i]
+			if g.Kind != Function {
+				continue
+			}
+			if _, decl := slices.BinarySearch(cl.Decls, i); !g.Decl && !decl {
+				continue
+			}
+			if !yield(g) {
+				return
+			}
+		}
+	}
+}
+
 // DeviceLibReqMask is the part's SYCL/devicelib req mask: bit n is set when
 // the part declares (and so calls, or otherwise refers to) a function of
 // device library n. Only declarations count: a __devicelib_ function the
@@ -191,14 +206,7 @@ func (m *Module) DeviceLibReqMask(cl *Closure) uint32 {
 		return 0
 	}
 	var mask uint32
-	for _, i := range cl.Globals {
-		g := &m.Globals[i]
-		if g.Kind != Function {
-			continue
-		}
-		if _, decl := slices.BinarySearch(cl.Decls, i); !g.Decl && !decl {
-			continue
-		}
+	for g := range m.declaredFuncs(cl) {
 		if e, ok := DeviceLibGroup(g.Name()); ok {
 			mask |= 1 << e
 		}

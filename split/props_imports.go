@@ -1,9 +1,6 @@
 package split
 
-import (
-	"slices"
-	"strings"
-)
+import "strings"
 
 // SYCL/imported symbols (spec §7.5, set 6; §7.6): the functions a part
 // declares and expects another device image to supply at run time.
@@ -32,14 +29,7 @@ import (
 // module order.
 func (m *Module) importedSymbols(cl *Closure, allowDeps bool) []string {
 	var out []string
-	for _, i := range cl.Globals {
-		g := &m.Globals[i]
-		if g.Kind != Function {
-			continue
-		}
-		if _, decl := slices.BinarySearch(cl.Decls, i); !g.Decl && !decl {
-			continue
-		}
+	for g := range m.declaredFuncs(cl) {
 		if _, vf := m.Attr(g, "indirectly-callable"); vf {
 			continue
 		}
