@@ -13,98 +13,76 @@ import (
 // getFileFormatName, lower-cased as objdump does).
 func fileFormatName(o *elfembed.Object) string {
 	if o.Format == elfembed.COFF {
-		switch o.Machine {
-		case 0x14c:
-			return "coff-i386"
-		case 0x8664:
-			return "coff-x86-64"
-		case 0x1c4:
-			return "coff-arm"
-		case 0xaa64:
-			return "coff-arm64"
-		case 0xa641:
-			return "coff-arm64ec"
-		case 0xa64e:
-			return "coff-arm64x"
+		if s, ok := coffFormatNames[o.Machine]; ok {
+			return s
 		}
 		return "coff-<unknown arch>"
 	}
-	le := o.ByteOrder == binary.LittleEndian
-	m := elf.Machine(o.Machine)
+	names, unknown := elf64FormatNames, "elf64-unknown"
 	if o.Class == 32 {
-		switch m {
-		case elf.EM_68K:
-			return "elf32-m68k"
-		case elf.EM_386:
-			return "elf32-i386"
-		case 6: // EM_IAMCU
-			return "elf32-iamcu"
-		case elf.EM_X86_64:
-			return "elf32-x86-64"
-		case elf.EM_ARM:
-			return pick(le, "elf32-littlearm", "elf32-bigarm")
-		case elf.EM_AVR:
-			return "elf32-avr"
-		case elf.EM_QDSP6:
-			return "elf32-hexagon"
-		case elf.EM_LANAI:
-			return "elf32-lanai"
-		case elf.EM_MIPS:
-			return "elf32-mips"
-		case elf.EM_MSP430:
-			return "elf32-msp430"
-		case elf.EM_PPC:
-			return pick(le, "elf32-powerpcle", "elf32-powerpc")
-		case elf.EM_RISCV:
-			return pick(le, "elf32-littleriscv", "elf32-bigriscv")
-		case 252: // EM_CSKY
-			return "elf32-csky"
-		case elf.EM_SPARC, elf.EM_SPARC32PLUS:
-			return "elf32-sparc"
-		case elf.EM_AMDGPU:
-			return "elf32-amdgpu"
-		case elf.EM_LOONGARCH:
-			return "elf32-loongarch"
-		case 94: // EM_XTENSA
-			return "elf32-xtensa"
-		}
-		return "elf32-unknown"
+		names, unknown = elf32FormatNames, "elf32-unknown"
 	}
-	switch m {
-	case elf.EM_386:
-		return "elf64-i386"
-	case elf.EM_X86_64:
-		return "elf64-x86-64"
-	case elf.EM_AARCH64:
-		return pick(le, "elf64-littleaarch64", "elf64-bigaarch64")
-	case elf.EM_PPC64:
-		return pick(le, "elf64-powerpcle", "elf64-powerpc")
-	case elf.EM_RISCV:
-		return pick(le, "elf64-littleriscv", "elf64-bigriscv")
-	case elf.EM_S390:
-		return "elf64-s390"
-	case elf.EM_SPARCV9:
-		return "elf64-sparc"
-	case elf.EM_MIPS:
-		return "elf64-mips"
-	case elf.EM_AMDGPU:
-		return "elf64-amdgpu"
-	case elf.EM_BPF:
-		return "elf64-bpf"
-	case 251: // EM_VE
-		return "elf64-ve"
-	case elf.EM_LOONGARCH:
-		return "elf64-loongarch"
+	n, ok := names[elf.Machine(o.Machine)]
+	switch {
+	case !ok:
+		return unknown
+	case n.big != "" && o.ByteOrder != binary.LittleEndian:
+		return n.big
 	}
-	return "elf64-unknown"
+	return n.name
 }
 
-func pick(c bool, a, b string) string {
-	if c {
-		return a
-	}
-	return b
+// elfFormatName is an ELF file format name; big, where set, is the name of
+// big-endian objects.
+type elfFormatName struct{ name, big string }
+
+// The names of COFFObjectFile::getFileFormatName by machine.
+var coffFormatNames = map[uint16]string{
+	0x14c:  "coff-i386",
+	0x8664: "coff-x86-64",
+	0x1c4:  "coff-arm",
+	0xaa64: "coff-arm64",
+	0xa641: "coff-arm64ec",
+	0xa64e: "coff-arm64x",
 }
+
+// The names of ELFObjectFile::getFileFormatName by class and machine.
+var (
+	elf32FormatNames = map[elf.Machine]elfFormatName{
+		elf.EM_68K:         {name: "elf32-m68k"},
+		elf.EM_386:         {name: "elf32-i386"},
+		6:                  {name: "elf32-iamcu"}, // EM_IAMCU
+		elf.EM_X86_64:      {name: "elf32-x86-64"},
+		elf.EM_ARM:         {name: "elf32-littlearm", big: "elf32-bigarm"},
+		elf.EM_AVR:         {name: "elf32-avr"},
+		elf.EM_QDSP6:       {name: "elf32-hexagon"},
+		elf.EM_LANAI:       {name: "elf32-lanai"},
+		elf.EM_MIPS:        {name: "elf32-mips"},
+		elf.EM_MSP430:      {name: "elf32-msp430"},
+		elf.EM_PPC:         {name: "elf32-powerpcle", big: "elf32-powerpc"},
+		elf.EM_RISCV:       {name: "elf32-littleriscv", big: "elf32-bigriscv"},
+		252:                {name: "elf32-csky"}, // EM_CSKY
+		elf.EM_SPARC:       {name: "elf32-sparc"},
+		elf.EM_SPARC32PLUS: {name: "elf32-sparc"},
+		elf.EM_AMDGPU:      {name: "elf32-amdgpu"},
+		elf.EM_LOONGARCH:   {name: "elf32-loongarch"},
+		94:                 {name: "elf32-xtensa"}, // EM_XTENSA
+	}
+	elf64FormatNames = map[elf.Machine]elfFormatName{
+		elf.EM_386:       {name: "elf64-i386"},
+		elf.EM_X86_64:    {name: "elf64-x86-64"},
+		elf.EM_AARCH64:   {name: "elf64-littleaarch64", big: "elf64-bigaarch64"},
+		elf.EM_PPC64:     {name: "elf64-powerpcle", big: "elf64-powerpc"},
+		elf.EM_RISCV:     {name: "elf64-littleriscv", big: "elf64-bigriscv"},
+		elf.EM_S390:      {name: "elf64-s390"},
+		elf.EM_SPARCV9:   {name: "elf64-sparc"},
+		elf.EM_MIPS:      {name: "elf64-mips"},
+		elf.EM_AMDGPU:    {name: "elf64-amdgpu"},
+		elf.EM_BPF:       {name: "elf64-bpf"},
+		251:              {name: "elf64-ve"}, // EM_VE
+		elf.EM_LOONGARCH: {name: "elf64-loongarch"},
+	}
+)
 
 // machoFormatName mirrors MachOObjectFile::getFileFormatName (lower-cased).
 func machoFormatName(head []byte) string {
@@ -116,33 +94,28 @@ func machoFormatName(head []byte) string {
 	if magic == 0xcefaedfe || magic == 0xcffaedfe {
 		bo = binary.BigEndian
 	}
-	is64 := magic == 0xfeedfacf || magic == 0xcffaedfe
-	cpu := macho.Cpu(bo.Uint32(head[4:]))
-	var s string
-	if is64 {
-		switch cpu {
-		case macho.CpuAmd64:
-			s = "Mach-O 64-bit x86-64"
-		case macho.CpuArm64:
-			s = "Mach-O arm64"
-		case macho.CpuPpc64:
-			s = "Mach-O 64-bit ppc64"
-		default:
-			s = "Mach-O 64-bit unknown"
-		}
-	} else {
-		switch cpu {
-		case macho.Cpu386:
-			s = "Mach-O 32-bit i386"
-		case macho.CpuArm:
-			s = "Mach-O arm"
-		case macho.CpuPpc:
-			s = "Mach-O 32-bit ppc"
-		case 0x0200000c:
-			s = "Mach-O arm64 (ILP32)"
-		default:
-			s = "Mach-O 32-bit unknown"
-		}
+	names, unknown := macho32FormatNames, "Mach-O 32-bit unknown"
+	if magic == 0xfeedfacf || magic == 0xcffaedfe {
+		names, unknown = macho64FormatNames, "Mach-O 64-bit unknown"
+	}
+	s, ok := names[macho.Cpu(bo.Uint32(head[4:]))]
+	if !ok {
+		s = unknown
 	}
 	return strings.ToLower(s)
 }
+
+// The names of MachOObjectFile::getFileFormatName by class and CPU type.
+var (
+	macho32FormatNames = map[macho.Cpu]string{
+		macho.Cpu386: "Mach-O 32-bit i386",
+		macho.CpuArm: "Mach-O arm",
+		macho.CpuPpc: "Mach-O 32-bit ppc",
+		0x0200000c:   "Mach-O arm64 (ILP32)", // CPU_TYPE_ARM64_32
+	}
+	macho64FormatNames = map[macho.Cpu]string{
+		macho.CpuAmd64: "Mach-O 64-bit x86-64",
+		macho.CpuArm64: "Mach-O arm64",
+		macho.CpuPpc64: "Mach-O 64-bit ppc64",
+	}
+)
