@@ -18,19 +18,9 @@ const (
 	IFunc
 )
 
-func (k Kind) String() string {
-	switch k {
-	case Function:
-		return "function"
-	case Variable:
-		return "variable"
-	case Alias:
-		return "alias"
-	case IFunc:
-		return "ifunc"
-	}
-	return "Kind(" + strconv.Itoa(int(k)) + ")"
-}
+var kindNames = []string{Function: "function", Variable: "variable", Alias: "alias", IFunc: "ifunc"}
+
+func (k Kind) String() string { return enumName(kindNames, k, "Kind") }
 
 // Span is a byte range [Start, End) of Module.Src.
 type Span struct{ Start, End int }

@@ -24,32 +24,33 @@ const (
 	ModeAuto
 )
 
-func (m Mode) String() string {
-	switch m {
-	case ModeNone:
-		return "none"
-	case ModeKernel:
-		return "kernel"
-	case ModeSource:
-		return "source"
-	case ModeAuto:
-		return "auto"
+var (
+	modeNames = []string{ModeNone: "none", ModeKernel: "kernel", ModeSource: "source", ModeAuto: "auto"}
+	// intelModeNames are intel's spellings, which ParseMode accepts too.
+	intelModeNames = map[string]Mode{"off": ModeNone, "per_kernel": ModeKernel, "per_source": ModeSource}
+)
+
+func (m Mode) String() string { return enumName(modeNames, m, "Mode") }
+
+// enumName is the String of split's enums (Mode, Kind, DeviceLibExt):
+// names[v], or typ(v) for a value without a name. It is
+// internal/enumname.Name restated, since split imports only the standard
+// library (deps_test.go).
+func enumName[T ~int | ~uint8](names []string, v T, typ string) string {
+	if v >= 0 && int(v) < len(names) && names[v] != "" {
+		return names[v]
 	}
-	return "Mode(" + strconv.Itoa(int(m)) + ")"
+	return typ + "(" + strconv.Itoa(int(v)) + ")"
 }
 
 // ParseMode maps none|kernel|source|auto (and intel's per_kernel,
 // per_source, off) to a Mode.
 func ParseMode(s string) (Mode, error) {
-	switch s {
-	case "none", "off":
-		return ModeNone, nil
-	case "kernel", "per_kernel":
-		return ModeKernel, nil
-	case "source", "per_source":
-		return ModeSource, nil
-	case "auto":
-		return ModeAuto, nil
+	if i := slices.Index(modeNames, s); i >= 0 {
+		return Mode(i), nil
+	}
+	if m, ok := intelModeNames[s]; ok {
+		return m, nil
 	}
 	return 0, fmt.Errorf("unknown split mode %q (want none, kernel, source or auto)", s)
 }
