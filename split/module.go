@@ -772,21 +772,15 @@ func (sc *scanner) take() Refs {
 func (p *parser) resolve() error {
 	m := p.m
 	sc := &scanner{m: m}
-	for i := range m.Types {
-		e := &m.Types[i]
-		sc.scan(m.Src[e.Span.Start+len(e.Tok)+1:e.Span.End], "")
-		if sc.bad != "" {
-			return p.errf(e.Line, "reference to undefined %s", sc.bad)
+	for _, ents := range [][]Entity{m.Types, m.MD} { // named types, then metadata nodes
+		for i := range ents {
+			e := &ents[i]
+			sc.scan(m.Src[e.Span.Start+len(e.Tok)+1:e.Span.End], "")
+			if sc.bad != "" {
+				return p.errf(e.Line, "reference to undefined %s", sc.bad)
+			}
+			e.Refs = sc.take()
 		}
-		e.Refs = sc.take()
-	}
-	for i := range m.MD {
-		e := &m.MD[i]
-		sc.scan(m.Src[e.Span.Start+len(e.Tok)+1:e.Span.End], "")
-		if sc.bad != "" {
-			return p.errf(e.Line, "reference to undefined %s", sc.bad)
-		}
-		e.Refs = sc.take()
 	}
 	for i := range m.AttrGroups {
 		e := &m.AttrGroups[i]
