@@ -10,6 +10,7 @@ import (
 	"github.com/offload-kit/offload-kit/format/ar"
 	"github.com/offload-kit/offload-kit/format/bundle"
 	"github.com/offload-kit/offload-kit/format/triple"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 )
 
 func deviceFileExt(targetID, member string) string {
@@ -20,17 +21,6 @@ func deviceFileExt(targetID, member string) string {
 		return ".cubin"
 	}
 	return filepath.Ext(member)
-}
-
-func stem(name string) string {
-	b := filepath.Base(name)
-	if b == "." || b == ".." {
-		return b
-	}
-	if i := strings.LastIndexByte(b, '.'); i > 0 {
-		return b[:i]
-	}
-	return b
 }
 
 func (c *config) unbundleArchive(env *Env) error {
@@ -57,15 +47,12 @@ func (c *config) unbundleArchive(env *Env) error {
 			return fmt.Errorf("%s: thin archive members are not supported", m.Name)
 		}
 		memberName := filepath.Base(m.Name)
+		stem := driverenv.Stem(memberName)
 		data, _, err := c.decompressInput(env, m.Data)
 		if err != nil {
 			return fmt.Errorf("Failed to decompress code object: %w", err)
 		}
-		h, cm, err := c.handlerFor(data)
-		if err != nil {
-			return err
-		}
-		es, err := c.readEntries(h, cm, data)
+		h, es, err := c.entriesOf(data)
 		if err != nil {
 			return err
 		}
@@ -90,7 +77,7 @@ func (c *config) unbundleArchive(env *Env) error {
 					return err
 				}
 			}
-			name := stem(memberName) + "-" + e.id + stem(memberName) + deviceFileExt(code.TargetID, memberName)
+			name := stem + "-" + e.id + stem + deviceFileExt(code.TargetID, memberName)
 			name = strings.ReplaceAll(name, ":", "_")
 			for _, t := range compat {
 				members[t] = append(members[t], ar.WriteMember{Name: name, Data: d})
@@ -117,11 +104,7 @@ func (c *config) unbundleArchive(env *Env) error {
 
 func (c *config) checkArchive(env *Env, arc *ar.Archive) error {
 	for _, m := range arc.Members {
-		h, cm, err := c.handlerFor(m.Data)
-		if err != nil {
-			return err
-		}
-		es, err := c.readEntries(h, cm, m.Data)
+		_, es, err := c.entriesOf(m.Data)
 		if err != nil {
 			return err
 		}

@@ -49,6 +49,17 @@ type entry struct {
 	host bool // object handler: single zero byte standing for the host object
 }
 
+// entriesOf picks the handler for one (decompressed) bundled file and
+// lists its entries (readEntries).
+func (c *config) entriesOf(data []byte) (handlerKind, []entry, error) {
+	h, cm, err := c.handlerFor(data)
+	if err != nil {
+		return 0, nil, err
+	}
+	es, err := c.readEntries(h, cm, data)
+	return h, es, err
+}
+
 // readEntries lists the entries of one (decompressed) bundled file in the
 // order the reference's handler visits them.
 func (c *config) readEntries(h handlerKind, cm string, data []byte) ([]entry, error) {
@@ -143,11 +154,7 @@ func (c *config) unbundle(env *Env) error {
 // unbundleData writes the outputs of one decompressed input into outs,
 // which the caller commits.
 func (c *config) unbundleData(env *Env, data []byte, outs *outSet) error {
-	h, cm, err := c.handlerFor(data)
-	if err != nil {
-		return err
-	}
-	entries, err := c.readEntries(h, cm, data)
+	h, entries, err := c.entriesOf(data)
 	if err != nil {
 		return err
 	}
