@@ -12,6 +12,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/offload-kit/offload-kit/internal/phase"
@@ -87,6 +88,20 @@ func (e *Env) Path(p string) string {
 		return p
 	}
 	return filepath.Join(e.Dir, p)
+}
+
+// Stem is llvm::sys::path::stem, which drivers name outputs after: the
+// file name of p without its last extension ("." and ".." are kept, and a
+// leading dot starts no extension).
+func Stem(p string) string {
+	base := filepath.Base(p)
+	if base == "." || base == ".." {
+		return base
+	}
+	if i := strings.LastIndexByte(base, '.'); i > 0 {
+		return base[:i]
+	}
+	return base
 }
 
 // CPUs is NumCPU, or runtime.NumCPU when it is not set.

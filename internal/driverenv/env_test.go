@@ -61,3 +61,14 @@ func TestToolchain(t *testing.T) {
 		t.Errorf("zero Env toolchain: %+v", tc)
 	}
 }
+
+func TestStem(t *testing.T) {
+	for p, want := range map[string]string{
+		"a/b/foo.o": "foo", "foo.tar.gz": "foo.tar", ".bashrc": ".bashrc", "noext": "noext",
+		".": ".", "..": "..", "dir/..": "..", "x.": "x", "": ".",
+	} {
+		if got := Stem(p); got != want {
+			t.Errorf("Stem(%q) = %q, want %q", p, got, want)
+		}
+	}
+}

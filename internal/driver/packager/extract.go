@@ -15,6 +15,7 @@ import (
 	"github.com/offload-kit/offload-kit/format/offload"
 	"github.com/offload-kit/offload-kit/internal/atomicfile"
 	"github.com/offload-kit/offload-kit/internal/binio"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"github.com/offload-kit/offload-kit/internal/scan"
 )
 
@@ -79,7 +80,7 @@ func Extract(ctx context.Context, env *Env, opt ExtractOptions) error {
 		}
 		env = &e
 	}
-	stem := stemOf(uriPath(opt.Input))
+	stem := driverenv.Stem(uriPath(opt.Input))
 	if len(opt.Images) == 0 {
 		if opt.Strict22 {
 			return nil
@@ -301,18 +302,6 @@ func uriPath(name string) string {
 		return p
 	}
 	return name
-}
-
-// stemOf is llvm::sys::path::stem: the file name without its last extension.
-func stemOf(p string) string {
-	base := filepath.Base(p)
-	if base == "." || base == ".." {
-		return base
-	}
-	if i := strings.LastIndexByte(base, '.'); i > 0 {
-		return base[:i]
-	}
-	return base
 }
 
 func dashIf(s string) string {
