@@ -244,7 +244,7 @@ func parseELF(buf []byte) (*elfFile, error) {
 	want := int(cls.shentsize)
 	if f.shoff == 0 {
 		if shnum != 0 {
-			return nil, format.Errorf(0x28, format.ErrCorrupt, "e_shnum %d with no section header table", shnum)
+			return nil, format.Errorf(cls.shoff, format.ErrCorrupt, "e_shnum %d with no section header table", shnum)
 		}
 		return f, nil
 	}
@@ -252,7 +252,7 @@ func parseELF(buf []byte) (*elfFile, error) {
 		return nil, format.Errorf(cls.shentsizeOff, format.ErrCorrupt, "e_shentsize %d, want %d", f.shentsize, want)
 	}
 	if !binio.InRange(f.shoff, uint64(want), uint64(len(buf))) {
-		return nil, format.Errorf(int64(want-24), format.ErrTruncated, "section header table at 0x%x past end of file", f.shoff)
+		return nil, format.Errorf(cls.shoff, format.ErrTruncated, "section header table at 0x%x past end of file", f.shoff)
 	}
 	first := f.readShdr(f.shoff)
 	if shnum == 0 {

@@ -163,3 +163,39 @@ func TestParseErrors(t *testing.T) {
 func le64(b []byte) uint64 {
 	return uint64(le32(b)) | uint64(le32(b[4:]))<<32
 }
+
+// TestParseErrorOffsets: errors about e_shoff point at e_shoff, whose
+// offset differs between ELF64 (0x28) and ELF32 (0x20).
+func TestParseErrorOffsets(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		off  int
+		size int
+	}{
+		{"hello-x86_64-linux-gnu.o", 0x28, 8},
+		{"emb-i386-linux-gnu.o", 0x20, 4},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			in := readFile(t, tc.file)
+			for name, mutate := range map[string]func([]byte){
+				"past end": func(b []byte) {
+					for i := 0; i < tc.size; i++ {
+						b[tc.off+i] = 0xff
+					}
+				},
+				"no table": func(b []byte) {
+					for i := 0; i < tc.size; i++ {
+						b[tc.off+i] = 0
+					}
+				},
+			} {
+				b := append([]byte{}, in...)
+				mutate(b)
+				_, err := Parse(b)
+				var fe *format.FormatError
+				require.ErrorAs(t, err, &fe, name)
+				assert.Equal(t, int64(tc.off), fe.Off, "%s: %v", name, err)
+			}
+		})
+	}
+}
