@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/offload-kit/offload-kit/internal/cli/diag"
@@ -41,7 +40,7 @@ func Explain(w io.Writer, prog string, err error) error {
 			fmt.Fprintf(w, "%s: note: skipped %s\n", prog, s)
 		}
 	default:
-		if strings.ContainsFunc(err.Error(), func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		if msg := err.Error(); diag.OneLine(msg) != msg {
 			return &oneLineError{err}
 		}
 		return err
@@ -51,21 +50,9 @@ func Explain(w io.Writer, prog string, err error) error {
 
 // oneLineError keeps a diagnostic on one line: control characters that
 // came from an input (a triple or member name holding a newline) are
-// printed escaped, as Go quotes them (\a, \v, ... where diag.OneLine
-// writes \x07, \x0b).
+// printed escaped by diag.OneLine, as the other tools print them.
 type oneLineError struct{ err error }
 
-func (e *oneLineError) Error() string {
-	var b strings.Builder
-	for _, r := range e.err.Error() {
-		if r < ' ' || r == 0x7f {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+func (e *oneLineError) Error() string { return diag.OneLine(e.err.Error()) }
 
 func (e *oneLineError) Unwrap() error { return e.err }

@@ -81,11 +81,18 @@ func TestExplain(t *testing.T) {
 	assert.Equal(t, "linker-wrapper: error: unable to find a usable 'clang'; install clang-22\n"+
 		"linker-wrapper: note: searched PATH\nlinker-wrapper: note: skipped /usr/bin/clang: LLVM 14\n", w.String())
 
-	// Other errors are left to the caller, control characters escaped.
-	w.Reset()
-	plain := errors.New("plain")
-	assert.Same(t, plain, Explain(&w, "linker-wrapper", plain))
-	err = Explain(&w, "linker-wrapper", errors.New("a\nb\x1b\v"))
-	assert.Equal(t, `a\nb\x1b\v`, err.Error())
+}
+
+// TestExplainEscapesLikeDiag: an error holding control characters is
+// printed on one line with the escapes every tool uses (diag.OneLine).
+func TestExplainEscapesLikeDiag(t *testing.T) {
+	msg := "in.bin: member a\nb\x07\x0b\x1b[2J: bad"
+	var w bytes.Buffer
+	err := Explain(&w, "linker-wrapper", errors.New(msg))
+	require.Error(t, err)
+	assert.Equal(t, `in.bin: member a\nb\x07\x0b\x1b[2J: bad`, err.Error())
+	assert.Equal(t, diag.OneLine(msg), err.Error())
 	assert.Empty(t, w.String())
+	plain := errors.New("in.bin: bad")
+	assert.Same(t, plain, Explain(&w, "linker-wrapper", plain))
 }
