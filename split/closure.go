@@ -2,6 +2,7 @@ package split
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 	"sync"
 )
@@ -139,6 +140,13 @@ type Closure struct {
 	// MDText replaces the text of numbered metadata nodes (index → the
 	// whole "!N = …" line), e.g. a pruned !sycl_registered_kernels list.
 	MDText map[int32]string
+}
+
+// DropsBody reports whether the part writes global i, a function
+// definition, as a declaration (i is in Decls, which is sorted).
+func (c *Closure) DropsBody(i int32) bool {
+	_, ok := slices.BinarySearch(c.Decls, i)
+	return ok
 }
 
 // ClosureOptions select how the dependency closure is taken.

@@ -183,7 +183,7 @@ func (m *Module) declaredFuncs(cl *Closure) iter.Seq[*Global] {
 			if g.Kind != Function {
 				continue
 			}
-			if _, decl := slices.BinarySearch(cl.Decls, i); !g.Decl && !decl {
+			if !g.Decl && !cl.DropsBody(i) {
 				continue
 			}
 			if !yield(g) {

@@ -2,7 +2,6 @@ package split
 
 import (
 	"bytes"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -264,7 +263,7 @@ func (m *Module) entryFeatures(e int32, cl *Closure) Features {
 	asp := map[int]bool{}
 	for _, gi := range cl.Globals {
 		h := &m.Globals[gi]
-		if _, decl := slices.BinarySearch(cl.Decls, gi); decl {
+		if cl.DropsBody(gi) {
 			continue // a body the part does not keep (spec §2.6)
 		}
 		if h.Kind == Function {

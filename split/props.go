@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -503,7 +502,7 @@ func (m *Module) reachesAssert(e int32, cl *Closure) bool {
 	for len(stack) > 0 {
 		i := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if _, decl := slices.BinarySearch(cl.Decls, i); decl {
+		if cl.DropsBody(i) {
 			continue
 		}
 		if m.Globals[i].assert {

@@ -114,7 +114,7 @@ func (m *Module) partKernels(cl *Closure) []string {
 	var out []string
 	for _, i := range cl.Globals {
 		g := &m.Globals[i]
-		if _, decl := slices.BinarySearch(cl.Decls, i); g.IsKernel() && !g.Decl && !decl {
+		if g.IsKernel() && !g.Decl && !cl.DropsBody(i) {
 			out = append(out, g.Name())
 		}
 	}
@@ -242,7 +242,7 @@ func (m *Module) addVirtualFunctions(ps *PropSets, cl *Closure) {
 	used := map[string]bool{}
 	for _, i := range cl.Globals {
 		g := &m.Globals[i]
-		if g.Kind != Function || g.Decl || slices.Contains(cl.Decls, i) {
+		if g.Kind != Function || g.Decl || cl.DropsBody(i) {
 			continue
 		}
 		if v, ok := m.Attr(g, "indirectly-callable"); ok {

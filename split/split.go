@@ -323,7 +323,7 @@ func (m *Module) appendPart(dst []byte, c *Closure, internal func(int32) bool) [
 		g := &m.Globals[i]
 		switch {
 		case !moved[i]:
-		case slices.Contains(c.Decls, i):
+		case c.DropsBody(i):
 			dst = append(dst, '\n')
 			dst = appendDecl(dst, g, string(m.Src[g.Header.Start:g.Header.End]))
 		default:
