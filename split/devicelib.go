@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/offload-kit/offload-kit/internal/enumname"
 )
 
 // Device-library requirements (spec §7.6, SYCL/devicelib req mask) and the
@@ -45,7 +47,7 @@ var devicelibExtNames = []string{
 
 // String returns the library's extension name, e.g.
 // "cl_intel_devicelib_math_fp64".
-func (e DeviceLibExt) String() string { return enumName(devicelibExtNames, e, "DeviceLibExt") }
+func (e DeviceLibExt) String() string { return enumname.Name(devicelibExtNames, e, "DeviceLibExt") }
 
 const devicelibPrefix = "__devicelib_"
 

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/offload-kit/offload-kit/internal/enumname"
 )
 
 // Kind is the kind of a global value.
@@ -20,7 +22,7 @@ const (
 
 var kindNames = []string{Function: "function", Variable: "variable", Alias: "alias", IFunc: "ifunc"}
 
-func (k Kind) String() string { return enumName(kindNames, k, "Kind") }
+func (k Kind) String() string { return enumname.Name(kindNames, k, "Kind") }
 
 // Span is a byte range [Start, End) of Module.Src.
 type Span struct{ Start, End int }

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/offload-kit/offload-kit/internal/enumname"
 )
 
 // Mode is the device-code split mode.
@@ -30,18 +32,7 @@ var (
 	intelModeNames = map[string]Mode{"off": ModeNone, "per_kernel": ModeKernel, "per_source": ModeSource}
 )
 
-func (m Mode) String() string { return enumName(modeNames, m, "Mode") }
-
-// enumName is the String of split's enums (Mode, Kind, DeviceLibExt):
-// names[v], or typ(v) for a value without a name. It is
-// internal/enumname.Name restated, since split imports only the standard
-// library (deps_test.go).
-func enumName[T ~int | ~uint8](names []string, v T, typ string) string {
-	if v >= 0 && int(v) < len(names) && names[v] != "" {
-		return names[v]
-	}
-	return typ + "(" + strconv.Itoa(int(v)) + ")"
-}
+func (m Mode) String() string { return enumname.Name(modeNames, m, "Mode") }
 
 // ParseMode maps none|kernel|source|auto (and intel's per_kernel,
 // per_source, off) to a Mode.
