@@ -33,6 +33,9 @@ var methodNames = []string{Zlib: "zlib", Zstd: "zstd"}
 
 func (m Method) String() string { return enumname.Name(methodNames, m, "Method") }
 
+// Name returns the method's name ("zlib", "zstd") and whether it has one.
+func (m Method) Name() (string, bool) { return enumname.Lookup(methodNames, m) }
+
 // DefaultVersion is the CCOB version clang-offload-bundler 22 writes.
 const DefaultVersion = 3
 

@@ -9,3 +9,12 @@ func TestMethodString(t *testing.T) {
 		}
 	}
 }
+
+func TestMethodName(t *testing.T) {
+	for m, want := range map[Method]string{Zlib: "zlib", Zstd: "zstd", 2: "", 0xffff: ""} {
+		got, ok := m.Name()
+		if got != want || ok != (want != "") {
+			t.Errorf("Method(%d).Name() = %q, %v; want %q", uint16(m), got, ok, want)
+		}
+	}
+}

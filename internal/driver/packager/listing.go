@@ -538,11 +538,8 @@ func (l *lister) compressed(blob []byte) ([]DumpBundle, int, error) {
 }
 
 func methodName(m bundle.Method) string {
-	switch m {
-	case bundle.Zlib:
-		return "zlib"
-	case bundle.Zstd:
-		return "zstd"
+	if s, ok := m.Name(); ok {
+		return s
 	}
 	return fmt.Sprintf("method(%d)", m)
 }
