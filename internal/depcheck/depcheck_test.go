@@ -76,6 +76,8 @@ func level(pkg string) int {
 		return 0
 	case pkg == "internal/testutil/llvmtools": // test support: where the LLVM 22 oracle tools are (stdlib only)
 		return 0
+	case pkg == "internal/testutil/testfiles": // test support: a package's testdata files by glob, for tables and fuzz seeds (stdlib only)
+		return 0
 	case pkg == "format", pkg == "internal/zstdpipe": // zstdpipe: zstd for format/bundle and the packager's kernels report, so not under format/bundle
 		return 1
 	case pkg == "format/triple": // llvm::Triple and target IDs: below format/bundle and internal/sycldev, which both use it
