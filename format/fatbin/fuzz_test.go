@@ -1,23 +1,14 @@
 package fatbin
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/offload-kit/offload-kit/internal/testutil/testfiles"
 )
 
 func FuzzParse(f *testing.F) {
-	names, _ := filepath.Glob(filepath.Join("testdata", "*.fatbin"))
-	if len(names) == 0 {
-		f.Fatal("no fixtures")
-	}
-	for _, n := range names {
-		b, err := os.ReadFile(n)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	testfiles.Seed(f, filepath.Join("testdata", "*.fatbin"))
 	f.Add([]byte{0x50, 0xed, 0x55, 0xba, 1, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, buf []byte) {
 		files, err := Parse(buf)
