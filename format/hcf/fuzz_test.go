@@ -1,23 +1,14 @@
 package hcf
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/offload-kit/offload-kit/internal/testutil/testfiles"
 )
 
 func FuzzParse(f *testing.F) {
-	names, _ := filepath.Glob(filepath.Join("testdata", "*.hcf"))
-	if len(names) == 0 {
-		f.Fatal("no fixtures")
-	}
-	for _, n := range names {
-		b, err := os.ReadFile(n)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	testfiles.Seed(f, filepath.Join("testdata", "*.hcf"))
 	f.Add([]byte(docExample))
 	f.Add([]byte("{.a\n{.a\n}.a\n}.a\n" + LegacyMarker))
 	f.Add([]byte("\x00object-id=1\r\n" + Marker + "\x00"))
