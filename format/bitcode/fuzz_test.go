@@ -2,27 +2,14 @@ package bitcode
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/internal/testutil/testfiles"
 )
 
 func FuzzEmbeddedObjects(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.bc")
-	if len(files) == 0 {
-		f.Fatal("no seeds in testdata/*.bc")
-	}
-	for _, name := range files {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-		f.Add(wrap(b, 4))
-	}
-	f.Add([]byte("BC\xC0\xDE"))
+	addBitcodeSeeds(f, "testdata/*.bc")
 	f.Fuzz(func(t *testing.T, in []byte) {
 		objs, err := EmbeddedObjects(in)
 		if err != nil {
@@ -45,20 +32,12 @@ func FuzzEmbeddedObjects(f *testing.F) {
 	})
 }
 
-// addBitcodeSeeds seeds a target with every test module, raw and in a
-// bitcode wrapper, and a bare magic.
-func addBitcodeSeeds(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.bc")
-	more, _ := filepath.Glob("testdata/symtab/*.bc")
-	files = append(files, more...)
-	if len(files) < 2 {
-		f.Fatal("no seeds in testdata/*.bc")
-	}
-	for _, name := range files {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
+// addBitcodeSeeds seeds a target with every module matching patterns
+// (each must match one at least), raw and in a bitcode wrapper, and a bare
+// magic.
+func addBitcodeSeeds(f *testing.F, patterns ...string) {
+	f.Helper()
+	for _, b := range testfiles.Read(f, patterns...) {
 		f.Add(b)
 		f.Add(wrap(b, 4))
 	}
@@ -66,7 +45,7 @@ func addBitcodeSeeds(f *testing.F) {
 }
 
 func FuzzSymbols(f *testing.F) {
-	addBitcodeSeeds(f)
+	addBitcodeSeeds(f, "testdata/*.bc", "testdata/symtab/*.bc")
 	f.Fuzz(func(t *testing.T, in []byte) {
 		check := func(what string, n int, isNil bool, err error) {
 			if err != nil {
@@ -94,7 +73,7 @@ func FuzzSymbols(f *testing.F) {
 }
 
 func FuzzModuleTriple(f *testing.F) {
-	addBitcodeSeeds(f)
+	addBitcodeSeeds(f, "testdata/*.bc", "testdata/symtab/*.bc")
 	f.Fuzz(func(t *testing.T, in []byte) {
 		triple, err := ModuleTriple(in)
 		if err != nil {
