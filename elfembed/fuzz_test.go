@@ -3,29 +3,14 @@ package elfembed
 import (
 	"bytes"
 	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/internal/testutil/testfiles"
 )
 
-func addObjectSeeds(f *testing.F) {
-	m, _ := filepath.Glob("testdata/*.o")
-	if len(m) == 0 {
-		f.Fatal("no seeds")
-	}
-	for _, p := range m {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
-}
-
 func FuzzParse(f *testing.F) {
-	addObjectSeeds(f)
+	testfiles.Seed(f, "testdata/*.o")
 	f.Add([]byte("\x7fELF\x01\x02\x01"))
 	f.Add([]byte{0, 0, 0xff, 0xff, 2, 0, 0x64, 0x86})
 	f.Fuzz(func(t *testing.T, in []byte) {
@@ -74,15 +59,7 @@ func (c *capWriter) Write(p []byte) (int, error) {
 // remove, so that removal paths (symbol dropping, renumbering, group
 // pruning) run on mutated input.
 func FuzzRewrite(f *testing.F) {
-	m, _ := filepath.Glob("testdata/*.o")
-	if len(m) == 0 {
-		f.Fatal("no seeds")
-	}
-	for i, p := range m {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for i, b := range testfiles.Read(f, "testdata/*.o") {
 		f.Add(b, uint16(i))
 	}
 	f.Fuzz(func(t *testing.T, in []byte, pick uint16) {
