@@ -2,12 +2,11 @@ package linkwrap
 
 import (
 	"bytes"
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/offload-kit/offload-kit/internal/cli/optable"
-	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmhelp"
 )
 
 // llvmHelpTexts are LLVM's wordings of the options whose help offload-kit
@@ -21,27 +20,8 @@ var llvmHelpTexts = map[optable.ID]string{
 // clang-linker-wrapper 22's, byte for byte: overview, usage, the options
 // listed, their order, metavars and column layout.
 func TestHelpMatchesLLVM(t *testing.T) {
-	tool := llvmtools.Tool(t, "clang-linker-wrapper")
-	var llvmOnly []optable.Option
-	for _, o := range optionList {
-		if o.Extension {
-			continue
-		}
-		if h, ok := llvmHelpTexts[o.ID]; ok {
-			o.Help = h
-		}
-		llvmOnly = append(llvmOnly, o)
-	}
-	tab := optable.MustNew(llvmOnly)
-	for _, hidden := range []bool{false, true} {
-		flag := "--help"
-		if hidden {
-			flag = "--help-hidden"
-		}
-		want, err := exec.Command(tool, flag).Output()
-		if err != nil {
-			t.Fatalf("%s %s: %v", tool, flag, err)
-		}
+	tab := optable.MustNew(llvmhelp.Options(optionList, llvmHelpTexts))
+	llvmhelp.Pages(t, "clang-linker-wrapper", func(flag string, hidden bool, want []byte) {
 		var got bytes.Buffer
 		WriteHelp(&got, "clang-linker-wrapper", hidden)
 		// The overview is LLVM's, then offload-kit's paragraph.
@@ -54,5 +34,5 @@ func TestHelpMatchesLLVM(t *testing.T) {
 		if got.String() != string(want) {
 			t.Errorf("%s:\n%s\nwant (clang-linker-wrapper %s):\n%s", flag, got.String(), flag, want)
 		}
-	}
+	})
 }
