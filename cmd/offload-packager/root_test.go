@@ -180,10 +180,22 @@ func TestDispatch(t *testing.T) {
 	}
 }
 
+// flagErrors parses each command line of cases (split at spaces) and
+// checks that it fails with a *cli.FlagError reading its text.
+func flagErrors(t *testing.T, cases map[string]string) {
+	t.Helper()
+	for args, want := range cases {
+		_, _, err := parse(t, strings.Fields(args)...)
+		var fe *cli.FlagError
+		require.ErrorAs(t, err, &fe, args)
+		assert.Equal(t, want, err.Error(), args)
+	}
+}
+
 // TestCreateOnlyCreates: what llvm-offload-binary would extract, print its
 // usage for or package as an empty file is an error for create.
 func TestCreateOnlyCreates(t *testing.T) {
-	for args, want := range map[string]string{
+	flagErrors(t, map[string]string{
 		"create pkg.out":                       "create: unexpected input file 'pkg.out': create only packages (-o OUTPUT --image=file=F,triple=T,...); to extract, use 'offload-packager extract pkg.out'",
 		"create -o x in.pkg --image=file=a":    "create: unexpected input file 'in.pkg': create only packages (-o OUTPUT --image=file=F,triple=T,...); to extract, use 'offload-packager extract in.pkg'",
 		"create --image=file=a,triple=t":       "create: -o OUTPUT is required",
@@ -192,12 +204,7 @@ func TestCreateOnlyCreates(t *testing.T) {
 		"create -o x --image=file=a --archive": "create: --archive applies to extraction ('offload-packager extract --archive')",
 		"create -o x -imag=file=a":             "create: Unknown command line argument '-imag=file=a'.  Try: 'offload-packager create --help' Did you mean '--image'?",
 		"create -o":                            "create: for the -o option: requires a value!",
-	} {
-		_, _, err := parse(t, strings.Fields(args)...)
-		var fe *cli.FlagError
-		require.ErrorAs(t, err, &fe, args)
-		assert.Equal(t, want, err.Error(), args)
-	}
+	})
 	// Through run: one error line, exit 1, nothing written.
 	dir := t.TempDir()
 	t.Chdir(dir)
@@ -212,7 +219,7 @@ func TestCreateOnlyCreates(t *testing.T) {
 // TestOneDashLongOptions: GNU-style subcommands name the right spelling
 // when a long option is given with one dash.
 func TestOneDashLongOptions(t *testing.T) {
-	for args, want := range map[string]string{
+	flagErrors(t, map[string]string{
 		"dump -all a.o":               "unknown shorthand flag 'a' in -all; did you mean --all?",
 		"dump a.o -json":              "unknown shorthand flag 'j' in -json; did you mean --json?",
 		"extract a.o -output-dir=out": "unknown shorthand flag 'o' in -output-dir=out; did you mean --output-dir?",
@@ -220,12 +227,7 @@ func TestOneDashLongOptions(t *testing.T) {
 		"extract a.o -image=kind=hip": "unknown shorthand flag 'i' in -image=kind=hip; did you mean --image?",
 		"embed -output fat.o h.o p":   "-output is -o with the value 'utput'; did you mean --output?",
 		"-v dump -verbose a.o":        "-verbose is -v with the value 'erbose'; did you mean --verbose?",
-	} {
-		_, _, err := parse(t, strings.Fields(args)...)
-		var fe *cli.FlagError
-		require.ErrorAs(t, err, &fe, args)
-		assert.Equal(t, want, err.Error(), args)
-	}
+	})
 	// Values, short clusters and anything after "--" are left alone.
 	for _, args := range []string{"extract a.o -d -all", "extract a.o -dout", "dump -- -all", "dump --all a.o", "extract a.o --arch -all"} {
 		_, _, err := parse(t, strings.Fields(args)...)
