@@ -78,9 +78,9 @@ func TestGPURegistration(t *testing.T) {
 
 func testGPURegistration(t *testing.T, h hostEnv, clang, src string) {
 	dir := t.TempDir()
-	gcc := h.cc
-	runCmd(t, dir, gcc, "-c", "-fPIC", filepath.Join(src, "stub.c"), "-o", "stub.o")
-	runCmd(t, dir, gcc, "-c", "-fPIC", filepath.Join(src, "synth.c"), "-o", "synth.o")
+	gcc, inc := h.cc, stubInclude(t)
+	runCmd(t, dir, gcc, "-c", "-fPIC", inc, filepath.Join(src, "stub.c"), "-o", "stub.o")
+	runCmd(t, dir, gcc, "-c", "-fPIC", inc, filepath.Join(src, "synth.c"), "-o", "synth.o")
 	alignManaged := map[string]string{"x86_64": "16", "aarch64": "4"}[h.name]
 	for _, tc := range []struct {
 		kind  string
@@ -149,7 +149,7 @@ func testGPURegistration(t *testing.T, h hostEnv, clang, src string) {
 					t.Fatal("winABI gave the System V object")
 				}
 				writeFile(t, dir, tc.kind+"-win.o", win)
-				runCmd(t, dir, gcc, "-c", "-fPIC", "-DMS_ABI", filepath.Join(src, "stub.c"), "-o", "stub-ms.o")
+				runCmd(t, dir, gcc, "-c", "-fPIC", "-DMS_ABI", inc, filepath.Join(src, "stub.c"), "-o", "stub-ms.o")
 				runCmd(t, dir, gcc, "-rdynamic", "-o", tc.kind+"-win", host, "synth.o", "stub-ms.o", tc.kind+"-win.o", "-ldl")
 				assert.Equal(t, logs["ours"], h.exec(t, dir, tc.kind+"-win"))
 			}

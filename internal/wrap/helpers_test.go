@@ -42,6 +42,16 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
+// stubInclude is the -I option for testdata/include at the repository root:
+// the C headers (offload_abi.h, ms_abi.h) that the stub runtimes under
+// testdata include.
+func stubInclude(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../../testdata/include")
+	require.NoError(t, err)
+	return "-I" + dir
+}
+
 // runCmd runs a command in dir and returns its stdout; it fails the test
 // with the command line and output on error.
 func runCmd(t *testing.T, dir string, name string, args ...string) string {

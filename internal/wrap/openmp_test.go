@@ -166,6 +166,7 @@ func dumpObject(t *testing.T, dir, file string) string {
 func TestOpenMPRegistrationStub(t *testing.T) {
 	src, err := filepath.Abs("testdata/omp/stub.c")
 	require.NoError(t, err)
+	inc := stubInclude(t)
 	images := [][]byte{
 		packV1(1, 1, []byte("ELF-image-bytes"), "triple", hostTriple, "arch", "generic"),
 		[]byte("RAW image, registered whole"),
@@ -183,7 +184,7 @@ func TestOpenMPRegistrationStub(t *testing.T) {
 			runCmd(t, dir, tool(t, "llc"), "-filetype=obj", "-relocation-model=pic", "ref.bc", "-o", "ref.o")
 			logs := map[string]string{}
 			for _, w := range []string{"ours", "ref"} {
-				runCmd(t, dir, h.cc, "-o", w, src, w+".o")
+				runCmd(t, dir, h.cc, inc, "-o", w, src, w+".o")
 				logs[w] = h.exec(t, dir, w)
 			}
 			assert.Equal(t, logs["ref"], logs["ours"])
@@ -192,7 +193,7 @@ func TestOpenMPRegistrationStub(t *testing.T) {
 				win, err := OpenMP(Options{Triple: hostTriple, winABI: true}, images)
 				require.NoError(t, err)
 				writeFile(t, dir, "win.o", win)
-				runCmd(t, dir, h.cc, "-DMS_ABI", "-o", "win", src, "win.o")
+				runCmd(t, dir, h.cc, "-DMS_ABI", inc, "-o", "win", src, "win.o")
 				assert.Equal(t, logs["ours"], h.exec(t, dir, "win"))
 			}
 			want := "register images=2 entries=2\n" +
@@ -208,7 +209,7 @@ func TestOpenMPRegistrationStub(t *testing.T) {
 			// __tgt_register_lib is the same and goes past the
 			// constructor into the C library's start-up code.
 			for _, w := range []string{"ours", "ref"} {
-				runCmd(t, dir, h.cc, "-DBACKTRACE", "-o", w+"-bt", src, w+".o")
+				runCmd(t, dir, h.cc, "-DBACKTRACE", inc, "-o", w+"-bt", src, w+".o")
 				logs[w] = h.exec(t, dir, w+"-bt")
 			}
 			assert.Equal(t, logs["ref"], logs["ours"])

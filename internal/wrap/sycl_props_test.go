@@ -58,6 +58,7 @@ func syclPropImages() []SYCLImage {
 func TestSYCLPropertyRegistration(t *testing.T) {
 	src, err := filepath.Abs("testdata/sycl/stub.c")
 	require.NoError(t, err)
+	inc := stubInclude(t)
 	images := syclPropImages()
 	want := `register version=1 images=3 null=1,1
  image 0 version=3 kind=8 format=6 target="spirv64-unknown-unknown" compile="" link="" size=5 fnv=` + fnv([]byte("SPIRV")) + ` props=0,0 entries=2
@@ -90,13 +91,13 @@ unregister same=1
 			obj, err := SYCL(Options{Triple: h.triple}, images)
 			require.NoError(t, err)
 			writeFile(t, dir, "sycl.o", obj)
-			runCmd(t, dir, h.cc, "-o", "prog", src, "sycl.o")
+			runCmd(t, dir, h.cc, inc, "-o", "prog", src, "sycl.o")
 			assert.Equal(t, want, h.exec(t, dir, "prog"))
 			if h.name == "x86_64" {
 				win, err := SYCL(Options{Triple: hostTriple, winABI: true}, images)
 				require.NoError(t, err)
 				writeFile(t, dir, "win.o", win)
-				runCmd(t, dir, h.cc, "-DMS_ABI", "-o", "win", src, "win.o")
+				runCmd(t, dir, h.cc, "-DMS_ABI", inc, "-o", "win", src, "win.o")
 				assert.Equal(t, want, h.exec(t, dir, "win"))
 			}
 		})

@@ -31,7 +31,8 @@ func testSYCLRegistration(t *testing.T, h hostEnv, src string) {
 	obj, err := SYCL(Options{Triple: h.triple}, images)
 	require.NoError(t, err)
 	writeFile(t, dir, "sycl.o", obj)
-	runCmd(t, dir, h.cc, "-o", "prog", src, "sycl.o")
+	inc := stubInclude(t)
+	runCmd(t, dir, h.cc, inc, "-o", "prog", src, "sycl.o")
 	out := h.exec(t, dir, "prog")
 	want := `register version=1 images=3 null=1,1
  image 0 version=3 kind=8 format=0 target="spirv64-unknown-unknown" compile="" link="" size=17 fnv=` + fnv(first.Image) + ` props=1,1 entries=2
@@ -50,7 +51,7 @@ unregister same=1
 		win, err := SYCL(Options{Triple: hostTriple, winABI: true}, images)
 		require.NoError(t, err)
 		writeFile(t, dir, "win.o", win)
-		runCmd(t, dir, h.cc, "-DMS_ABI", "-o", "win", src, "win.o")
+		runCmd(t, dir, h.cc, "-DMS_ABI", inc, "-o", "win", src, "win.o")
 		assert.Equal(t, want, h.exec(t, dir, "win"))
 	}
 }

@@ -8,23 +8,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#ifdef MS_ABI
-// The Windows x64 templates, run on Linux: runtime entry points use the
-// Microsoft calling convention, and so does the atexit they call.
-#define ABI __attribute__((ms_abi))
-typedef void(ABI *ms_fn)(void);
-static ms_fn ms_atexit_fns[8];
-static int ms_atexit_n;
-ABI int atexit(ms_fn f) {
-  ms_atexit_fns[ms_atexit_n++] = f;
-  return 0;
-}
-__attribute__((destructor)) static void ms_run_atexit(void) {
-  while (ms_atexit_n > 0) ms_atexit_fns[--ms_atexit_n]();
-}
-#else
-#define ABI
-#endif
+
+#include "ms_abi.h"
+#include "offload_abi.h"
 
 static int handle_storage;
 static void *const handle = &handle_storage;
@@ -39,17 +25,14 @@ static const char *sym(const void *p) {
 static const char *h_ok(void *h) { return h == handle ? "ok" : "BAD"; }
 
 // The test fatbins start with a little-endian u64 payload length.
-static void *register_fatbin(const char *who, const void *wrapper) {
-  const uint32_t *w32 = wrapper;
-  const unsigned char *const *wp = (const unsigned char *const *)((const char *)wrapper + 8);
-  const void *const *w4 = (const void *const *)((const char *)wrapper + 16);
-  const unsigned char *data = wp[0];
+static void *register_fatbin(const char *who, const struct fatbin_wrapper *w) {
+  const unsigned char *data = w->image;
   uint64_t len;
   memcpy(&len, data, 8);
   uint64_t h = 1469598103934665603ull;
   for (uint64_t i = 0; i < len + 8; i++) h = (h ^ data[i]) * 1099511628211ull;
-  printf("%sRegisterFatBinary magic=0x%08x version=%u len=%llu fnv=%016llx null=%d\n", who, w32[0], w32[1],
-         (unsigned long long)len, (unsigned long long)h, w4[0] == NULL);
+  printf("%sRegisterFatBinary magic=0x%08x version=%u len=%llu fnv=%016llx null=%d\n", who, w->magic, w->version,
+         (unsigned long long)len, (unsigned long long)h, w->reserved == NULL);
   return handle;
 }
 

@@ -1,16 +1,8 @@
 // Hand-written offload entries covering every dispatch case of
 // globals_reg (spec §9.3): each kind, size 0 or not, each type, the
 // extern/constant/normalized bits, unknown types, and Data above 32 bits.
-#include <stdint.h>
-struct entry {
-  uint64_t reserved;
-  uint16_t version, kind;
-  uint32_t flags;
-  void *addr;
-  const char *name;
-  uint64_t size, data;
-  void *aux;
-};
+#include "offload_abi.h"
+
 void synth_kernel(void) {}
 int synth_plain[3];
 long synth_ext_const;
@@ -35,7 +27,7 @@ char synth_surf[8], synth_tex[8], synth_tex_n[8], synth_odd[4];
   E(k, 5, synth_odd, "synth_odd5", 4, 0, 0),                                          \
   E(k, 7 | 8, synth_odd, "synth_odd7", 4, 0, 0)
 
-__attribute__((section("llvm_offload_entries"), used, aligned(8))) struct entry synth_entries[] = {
+__attribute__((section("llvm_offload_entries"), used, aligned(8))) struct offload_entry synth_entries[] = {
     SET(2), SET(4),
     E(1, 0, synth_kernel, "omp_entry", 0, 0, 0),
     E(8, 0, synth_kernel, "sycl_entry", 0, 0, 0),

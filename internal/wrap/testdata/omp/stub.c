@@ -10,50 +10,17 @@
 #include <dlfcn.h>
 #include <unwind.h>
 #endif
-#ifdef MS_ABI
-// The Windows x64 templates, run on Linux: runtime entry points use the
-// Microsoft calling convention, and so does the atexit they call.
-#define ABI __attribute__((ms_abi))
-typedef void(ABI *ms_fn)(void);
-static ms_fn ms_atexit_fns[8];
-static int ms_atexit_n;
-ABI int atexit(ms_fn f) {
-  ms_atexit_fns[ms_atexit_n++] = f;
-  return 0;
-}
-__attribute__((destructor)) static void ms_run_atexit(void) {
-  while (ms_atexit_n > 0) ms_atexit_fns[--ms_atexit_n]();
-}
-#else
-#define ABI
-#endif
 
-struct entry {
-  uint64_t reserved;
-  uint16_t version, kind;
-  uint32_t flags;
-  void *addr;
-  const char *name;
-  uint64_t size, data;
-  void *aux;
-};
-struct device_image {
-  const unsigned char *start, *end;
-  struct entry *entries_begin, *entries_end;
-};
-struct bin_desc {
-  int32_t num_images;
-  struct device_image *images;
-  struct entry *entries_begin, *entries_end;
-};
+#include "ms_abi.h"
+#include "offload_abi.h"
 
 char region_a, global_b[12];
-__attribute__((section("llvm_offload_entries"), used, aligned(8))) struct entry omp_entries[] = {
+__attribute__((section("llvm_offload_entries"), used, aligned(8))) struct offload_entry omp_entries[] = {
     {0, 1, 1, 0, &region_a, "__omp_offloading_region_a", 0, 0, 0},
     {0, 1, 1, 0, global_b, "global_b", sizeof global_b, 0, 0},
 };
 
-static const struct bin_desc *registered;
+static const struct omp_bin_desc *registered;
 
 #ifdef BACKTRACE
 // With -DBACKTRACE, __tgt_register_lib prints the call stack it was
@@ -89,21 +56,21 @@ static uint64_t fnv(const unsigned char *p, const unsigned char *e) {
   return h;
 }
 
-ABI void __tgt_register_lib(const struct bin_desc *d) {
+ABI void __tgt_register_lib(const struct omp_bin_desc *d) {
   registered = d;
   backtrace_here();
   printf("register images=%d entries=%ld\n", d->num_images, (long)(d->entries_end - d->entries_begin));
-  for (const struct entry *e = d->entries_begin; e < d->entries_end; e++)
+  for (const struct offload_entry *e = d->entries_begin; e < d->entries_end; e++)
     printf(" entry kind=%u size=%llu name=%s\n", e->kind, (unsigned long long)e->size, e->name);
   for (int i = 0; i < d->num_images; i++) {
-    const struct device_image *im = &d->images[i];
+    const struct omp_device_image *im = &d->images[i];
     printf(" image %d size=%ld fnv=%016llx same-entries=%d,%d head=%.3s\n", i, (long)(im->end - im->start),
            (unsigned long long)fnv(im->start, im->end), im->entries_begin == d->entries_begin,
            im->entries_end == d->entries_end, (const char *)im->start);
   }
 }
 
-ABI void __tgt_unregister_lib(const struct bin_desc *d) { printf("unregister same=%d\n", d == registered); }
+ABI void __tgt_unregister_lib(const struct omp_bin_desc *d) { printf("unregister same=%d\n", d == registered); }
 
 int main(void) {
   printf("main\n");

@@ -3,70 +3,17 @@
 // with the property sets in intel's layout (spec sycl.md §9.1) when present.
 #include <stdint.h>
 #include <stdio.h>
-#ifdef MS_ABI
-// The Windows x64 templates, run on Linux: runtime entry points use the
-// Microsoft calling convention, and so does the atexit they call.
-#define ABI __attribute__((ms_abi))
-typedef void(ABI *ms_fn)(void);
-static ms_fn ms_atexit_fns[8];
-static int ms_atexit_n;
-ABI int atexit(ms_fn f) {
-  ms_atexit_fns[ms_atexit_n++] = f;
-  return 0;
-}
-__attribute__((destructor)) static void ms_run_atexit(void) {
-  while (ms_atexit_n > 0) ms_atexit_fns[--ms_atexit_n]();
-}
-#else
-#define ABI
-#endif
 
-struct entry {
-  uint64_t reserved;
-  uint16_t version, kind;
-  uint32_t flags;
-  void *addr;
-  const char *name;
-  uint64_t size, data;
-  void *aux;
-};
-// intel's property layout (spec sycl.md §9.1).
-struct prop {
-  const char *name;
-  const unsigned char *val;
-  uint32_t type;
-  uint64_t size;
-};
-struct propset {
-  const char *name;
-  const struct prop *begin, *end;
-};
-struct image {
-  uint16_t version;
-  uint8_t kind, format;
-  const char *target, *compile_opts, *link_opts;
-  const unsigned char *start, *end;
-  struct entry *entries_begin, *entries_end;
-  const struct propset *props_begin, *props_end;
-};
-struct desc {
-  uint16_t version, num_images;
-  struct image *images;
-  void *a, *b;
-};
-_Static_assert(sizeof(struct entry) == 56, "entry");
-_Static_assert(sizeof(struct image) == 80, "image");
-_Static_assert(sizeof(struct desc) == 32, "desc");
-_Static_assert(sizeof(struct prop) == 32, "prop");
-_Static_assert(sizeof(struct propset) == 24, "propset");
+#include "ms_abi.h"
+#include "offload_abi.h"
 
 // props prints the property sets of an image (nothing when there are none):
 // UINT32 values inline (ValAddr must be null), byte arrays in hex, strings
 // quoted.
-static void props(const struct image *im) {
-  for (const struct propset *s = im->props_begin; s && s < im->props_end; s++) {
+static void props(const struct sycl_device_image *im) {
+  for (const struct sycl_propset *s = im->props_begin; s && s < im->props_end; s++) {
     printf("  propset \"%s\" props=%ld\n", s->name, (long)(s->end - s->begin));
-    for (const struct prop *p = s->begin; p && p < s->end; p++) {
+    for (const struct sycl_prop *p = s->begin; p && p < s->end; p++) {
       printf("   prop \"%s\" type=%u", p->name, p->type);
       switch (p->type) {
       case 1:
@@ -84,13 +31,14 @@ static void props(const struct image *im) {
   }
 }
 
-static const struct desc *registered;
+static const struct sycl_bin_desc *registered;
 
-ABI void __sycl_register_lib(const struct desc *d) {
+ABI void __sycl_register_lib(const struct sycl_bin_desc *d) {
   registered = d;
-  printf("register version=%u images=%u null=%d,%d\n", d->version, d->num_images, d->a == NULL, d->b == NULL);
+  printf("register version=%u images=%u null=%d,%d\n", d->version, d->num_images, d->host_entries_begin == NULL,
+         d->host_entries_end == NULL);
   for (unsigned i = 0; i < d->num_images; i++) {
-    const struct image *im = &d->images[i];
+    const struct sycl_device_image *im = &d->images[i];
     uint64_t h = 1469598103934665603ull;
     for (const unsigned char *p = im->start; p < im->end; p++) h = (h ^ *p) * 1099511628211ull;
     printf(" image %u version=%u kind=%u format=%u target=\"%s\" compile=\"%s\" link=\"%s\" size=%ld fnv=%016llx"
@@ -98,7 +46,7 @@ ABI void __sycl_register_lib(const struct desc *d) {
            i, im->version, im->kind, im->format, im->target, im->compile_opts, im->link_opts,
            (long)(im->end - im->start), (unsigned long long)h, im->props_begin == NULL, im->props_end == NULL,
            (long)(im->entries_end - im->entries_begin));
-    for (const struct entry *e = im->entries_begin; e < im->entries_end; e++)
+    for (const struct offload_entry *e = im->entries_begin; e < im->entries_end; e++)
       printf("  entry reserved=%llu version=%u kind=%u flags=%u addr=%p name=%s size=%llu data=%llu aux=%p\n",
              (unsigned long long)e->reserved, e->version, e->kind, e->flags, e->addr, e->name,
              (unsigned long long)e->size, (unsigned long long)e->data, e->aux);
@@ -106,13 +54,13 @@ ABI void __sycl_register_lib(const struct desc *d) {
   }
 }
 
-ABI void __sycl_unregister_lib(const struct desc *d) { printf("unregister same=%d\n", d == registered); }
+ABI void __sycl_unregister_lib(const struct sycl_bin_desc *d) { printf("unregister same=%d\n", d == registered); }
 
-extern struct entry __start_llvm_offload_entries[], __stop_llvm_offload_entries[];
+extern struct offload_entry __start_llvm_offload_entries[], __stop_llvm_offload_entries[];
 
 int main(void) {
   printf("main: llvm_offload_entries holds %ld entries:", (long)(__stop_llvm_offload_entries - __start_llvm_offload_entries));
-  for (struct entry *e = __start_llvm_offload_entries; e < __stop_llvm_offload_entries; e++) printf(" %s/%u", e->name, e->kind);
+  for (struct offload_entry *e = __start_llvm_offload_entries; e < __stop_llvm_offload_entries; e++) printf(" %s/%u", e->name, e->kind);
   printf("\n");
   return 0;
 }
