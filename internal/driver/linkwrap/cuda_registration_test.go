@@ -34,7 +34,7 @@ func TestCUDARegistrationWithH100Fatbins(t *testing.T) {
 	require.NoError(t, err)
 	fix, err := filepath.Abs(cudaFixtures)
 	require.NoError(t, err)
-	sh(t, dir, nil, "gcc", "-c", "-fPIC", stub, "-o", "stub.o")
+	sh(t, dir, nil, "gcc", "-c", "-fPIC", stubInclude(t), stub, "-o", "stub.o")
 	cf := []string{"-x", "cuda", "--offload-new-driver", "-fgpu-rdc", "-nocudainc", "-nocudalib", "--offload-arch=sm_90",
 		"-Xclang", "-target-sdk-version=12.8", "-O2", "--cuda-host-only", "-c"}
 

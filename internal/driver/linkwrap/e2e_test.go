@@ -39,6 +39,16 @@ func findTool(t *testing.T, names ...string) string {
 	return ""
 }
 
+// stubInclude is the -I option for testdata/include at the repository root,
+// whose offload_abi.h holds the registration structs that the C stub
+// runtimes under testdata read.
+func stubInclude(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../../../testdata/include")
+	require.NoError(t, err)
+	return "-I" + dir
+}
+
 // sh runs argv in dir and returns stdout; stderr is attached to failures.
 func sh(t *testing.T, dir string, env []string, argv ...string) string {
 	t.Helper()

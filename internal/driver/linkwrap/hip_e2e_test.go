@@ -31,7 +31,7 @@ func TestHIPRegistrationMatchesReference(t *testing.T) {
 	compile := []string{"-x", "hip", "--offload-new-driver", "-fgpu-rdc", "-nogpuinc", "-nogpulib", "--offload-arch=gfx90a", "--offload-arch=gfx1100", "-c"}
 	sh(t, dir, nil, append(append([]string{clang}, compile...), "a.hip", "-o", "a.o")...)
 	sh(t, dir, nil, append(append([]string{clang}, compile...), "b.hip", "-o", "b.o")...)
-	sh(t, dir, nil, "gcc", "-c", "-fPIC", "stub.c", "-o", "stub.o")
+	sh(t, dir, nil, "gcc", "-c", "-fPIC", stubInclude(t), "stub.c", "-o", "stub.o")
 	sh(t, dir, nil, "gcc", "-c", "main.c", "-o", "main.o")
 	link := []string{"--offload-new-driver", "-fgpu-rdc", "--hip-link", "--offload-arch=gfx90a", "--offload-arch=gfx1100", "-nogpulib", "-no-hip-rt", "-rdynamic"}
 	objs := []string{"a.o", "b.o", "main.o", "stub.o", "-ldl", "-lzstd"}

@@ -253,7 +253,7 @@ func TestSYCLRegistrationEndToEnd(t *testing.T) {
 		sh(t, dir, nil, clang, "-fsycl", "-O2", "-c", f+".cpp", "-o", f+".o")
 		objs = append(objs, f+".o")
 	}
-	sh(t, dir, nil, "gcc", "-c", "stub.c", "-o", "stub.o")
+	sh(t, dir, nil, "gcc", "-c", stubInclude(t), "stub.c", "-o", "stub.o")
 	objs = append(objs, "stub.o")
 	// clang runs clang-sycl-linker by name: the reference needs it on PATH.
 	refEnv := append(os.Environ(), "PATH="+filepath.Dir(refSYCL)+string(os.PathListSeparator)+os.Getenv("PATH"))

@@ -87,7 +87,7 @@ func TestBrokenToolsFirstInPATH(t *testing.T) {
 		compile := []string{"-x", "hip", "--offload-new-driver", "-fgpu-rdc", "-nogpuinc", "-nogpulib", "--offload-arch=gfx90a", "-c"}
 		sh(t, dir, env, cmdline(cc, compile, "a.hip", "-o", "a.o")...)
 		sh(t, dir, env, cmdline(cc, compile, "b.hip", "-o", "b.o")...)
-		sh(t, dir, env, "gcc", "-c", "-fPIC", "stub.c", "-o", "stub.o")
+		sh(t, dir, env, "gcc", "-c", "-fPIC", stubInclude(t), "stub.c", "-o", "stub.o")
 		sh(t, dir, env, "gcc", "-c", "main.c", "-o", "main.o")
 		stderr, err := runIn(dir, env, cmdline(cc, "-B"+bin, "--offload-new-driver", "-fgpu-rdc", "--hip-link", "--offload-arch=gfx90a",
 			"-nogpulib", "-no-hip-rt", "-rdynamic", "a.o", "b.o", "main.o", "stub.o", "-ldl", "-lzstd", "-o", "app", "-Xlinker", "--wrapper-verbose")...)

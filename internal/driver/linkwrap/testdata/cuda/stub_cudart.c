@@ -8,6 +8,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "offload_abi.h"
+
 static int hs;
 static void *const H = &hs;
 static const char *sym(const void *p) {
@@ -16,10 +19,8 @@ static const char *sym(const void *p) {
   if (dladdr(p, &i) && i.dli_sname && i.dli_saddr == p) return i.dli_sname;
   return "?";
 }
-void **__cudaRegisterFatBinary(void *w) {
-  const uint32_t *w32 = w;
-  const unsigned char *fb = *(const unsigned char *const *)((const char *)w + 8);
-  const void *w3 = *(const void *const *)((const char *)w + 16);
+void **__cudaRegisterFatBinary(const struct fatbin_wrapper *w) {
+  const unsigned char *fb = w->image;
   uint32_t magic;
   uint16_t ver, hdr;
   uint64_t size;
@@ -30,7 +31,7 @@ void **__cudaRegisterFatBinary(void *w) {
   uint64_t h = 1469598103934665603ull, n = hdr + size;
   for (uint64_t i = 0; i < n; i++) h = (h ^ fb[i]) * 1099511628211ull;
   printf("RegisterFatBinary wrapper=0x%08x version=%u third=%s fatbin=0x%08x v%u header=%u bytes=%llu fnv=%016llx\n",
-         w32[0], w32[1], w3 ? "set" : "null", magic, ver, hdr, (unsigned long long)n, (unsigned long long)h);
+         w->magic, w->version, w->reserved ? "set" : "null", magic, ver, hdr, (unsigned long long)n, (unsigned long long)h);
   return H;
 }
 void __cudaRegisterFatBinaryEnd(void **h) { printf("RegisterFatBinaryEnd ok=%d\n", h == H); }

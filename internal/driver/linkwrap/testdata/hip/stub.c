@@ -10,14 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
+
+#include "offload_abi.h"
+
 static int hs; static void *const H = &hs;
 static const char *sym(const void *p) { Dl_info i; if (!p) return "null"; if (dladdr(p, &i) && i.dli_sname && i.dli_saddr == p) return i.dli_sname; return "?"; }
 static uint64_t fnv(const unsigned char *d, uint64_t n) { uint64_t h = 1469598103934665603ull; for (uint64_t i = 0; i < n; i++) h = (h ^ d[i]) * 1099511628211ull; return h; }
 static uint64_t u64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
-void **__hipRegisterFatBinary(void *w) {
-  const uint32_t *w32 = w;
-  const unsigned char *b = *(const unsigned char *const *)((const char *)w + 8);
-  printf("RegisterFatBinary magic=0x%08x version=%u\n", w32[0], w32[1]);
+void **__hipRegisterFatBinary(const struct fatbin_wrapper *w) {
+  const unsigned char *b = w->image;
+  printf("RegisterFatBinary magic=0x%08x version=%u\n", w->magic, w->version);
   unsigned char *z = NULL;
   if (memcmp(b, "CCOB", 4) == 0) {
     uint16_t ver = *(const uint16_t *)(b + 4), method = *(const uint16_t *)(b + 6);

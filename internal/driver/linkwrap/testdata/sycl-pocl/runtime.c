@@ -36,44 +36,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
+#include "offload_abi.h"
 
-struct entry {
-  uint64_t reserved;
-  uint16_t version, kind;
-  uint32_t flags;
-  void *addr;
-  const char *name;
-  uint64_t size, data;
-  void *aux;
-};
-struct prop {
-  const char *name;
-  const unsigned char *val;
-  uint32_t type;
-  uint64_t size;
-};
-struct propset {
-  const char *name;
-  struct prop *begin, *end;
-};
-struct image {
-  uint16_t version;
-  uint8_t kind, format;
-  const char *target, *compile_opts, *link_opts;
-  const unsigned char *start, *end;
-  struct entry *entries_begin, *entries_end;
-  struct propset *props_begin, *props_end;
-};
-struct desc {
-  uint16_t version, num_images;
-  struct image *images;
-  void *host_begin, *host_end;
-};
-_Static_assert(sizeof(struct entry) == 56, "entry");
-_Static_assert(sizeof(struct prop) == 32, "prop");
-_Static_assert(sizeof(struct propset) == 24, "propset");
-_Static_assert(sizeof(struct image) == 80, "image");
+extern char **environ;
 
 static void die(const char *fmt, ...) {
   va_list ap;
@@ -87,10 +52,10 @@ static void die(const char *fmt, ...) {
 }
 
 #define MAXN 64
-static struct desc *descs[MAXN];
+static struct sycl_bin_desc *descs[MAXN];
 static int ndescs;
 
-void __sycl_register_lib(struct desc *d) {
+void __sycl_register_lib(struct sycl_bin_desc *d) {
   if (ndescs == MAXN) die("too many descriptors");
   if (d->version != 1) die("descriptor version %u, want 1", d->version);
   for (unsigned i = 0; i < d->num_images; i++)
@@ -99,7 +64,7 @@ void __sycl_register_lib(struct desc *d) {
   printf("register images=%u\n", d->num_images);
 }
 
-void __sycl_unregister_lib(struct desc *d) {
+void __sycl_unregister_lib(struct sycl_bin_desc *d) {
   for (int i = 0; i < ndescs; i++)
     if (descs[i] == d) {
       descs[i] = descs[--ndescs];
@@ -192,11 +157,11 @@ static uint32_t u32(const unsigned char *p) {
 
 /* spec_args writes the llvm-spirv --spec-const value for image im ("" if
    no value set applies to it). */
-static void spec_args(const struct image *im, char *out, size_t cap) {
+static void spec_args(const struct sycl_device_image *im, char *out, size_t cap) {
   out[0] = 0;
-  for (const struct propset *s = im->props_begin; s && s < im->props_end; s++) {
+  for (const struct sycl_propset *s = im->props_begin; s && s < im->props_end; s++) {
     if (strcmp(s->name, "SYCL/specialization constants")) continue;
-    for (const struct prop *q = s->begin; q && q < s->end; q++) {
+    for (const struct sycl_prop *q = s->begin; q && q < s->end; q++) {
       for (int k = 0; k < nspecs; k++) {
         if (strcmp(q->name, specs[k].name)) continue;
         if (q->type != 2 || q->size != 8 + 12) die("spec constant %s: want one {id, offset, size} descriptor", q->name);
@@ -265,7 +230,7 @@ static unsigned char *scalar_nulls(const unsigned char *p, size_t n, size_t *out
 }
 
 /* translate runs llvm-spirv -r on the image and returns SPIR bitcode. */
-static unsigned char *translate(const struct image *im, const char *spec, size_t *len) {
+static unsigned char *translate(const struct sycl_device_image *im, const char *spec, size_t *len) {
   const char *tmp = getenv("TMPDIR");
   char in[4096], out[4096];
   snprintf(in, sizeof in, "%s/okit-image-XXXXXX.spv", tmp && *tmp ? tmp : "/tmp");
@@ -301,13 +266,13 @@ static unsigned char *translate(const struct image *im, const char *spec, size_t
 }
 
 static struct {
-  const struct image *im;
+  const struct sycl_device_image *im;
   char spec[2048];
   cl_program prog;
 } progs[MAXN];
 static int nprogs;
 
-static cl_program build(const struct image *im, int index, const char *spec) {
+static cl_program build(const struct sycl_device_image *im, int index, const char *spec) {
   for (int i = 0; i < nprogs; i++)
     if (progs[i].im == im && !strcmp(progs[i].spec, spec)) return progs[i].prog;
   if (nprogs == MAXN) die("too many programs");
@@ -334,12 +299,12 @@ static cl_program build(const struct image *im, int index, const char *spec) {
 
 void okit_launch(const char *kernel, const void *closure, size_t size, size_t n) {
   cl_init();
-  const struct image *found = NULL;
+  const struct sycl_device_image *found = NULL;
   int index = -1, total = 0, hits = 0;
   for (int d = 0; d < ndescs; d++)
     for (unsigned i = 0; i < descs[d]->num_images; i++, total++) {
-      const struct image *im = &descs[d]->images[i];
-      for (const struct entry *e = im->entries_begin; e < im->entries_end; e++)
+      const struct sycl_device_image *im = &descs[d]->images[i];
+      for (const struct offload_entry *e = im->entries_begin; e < im->entries_end; e++)
         if (!strcmp(e->name, kernel)) {
           found = im, index = total;
           hits++;

@@ -11,41 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-struct entry {
-  uint64_t reserved;
-  uint16_t version, kind;
-  uint32_t flags;
-  void *addr;
-  const char *name;
-  uint64_t size, data;
-  void *aux;
-};
-struct prop {
-  const char *name;
-  const unsigned char *val;
-  uint32_t type;
-  uint64_t size;
-};
-struct propset {
-  const char *name;
-  struct prop *begin, *end;
-};
-struct image {
-  uint16_t version;
-  uint8_t kind, format;
-  const char *target, *compile_opts, *link_opts;
-  const unsigned char *start, *end;
-  struct entry *entries_begin, *entries_end;
-  struct propset *props_begin, *props_end;
-};
-struct desc {
-  uint16_t version, num_images;
-  struct image *images;
-  void *host_begin, *host_end;
-};
-_Static_assert(sizeof(struct prop) == 32, "prop");
-_Static_assert(sizeof(struct propset) == 24, "propset");
-_Static_assert(sizeof(struct image) == 80, "image");
+#include "offload_abi.h"
 
 static uint64_t fnv1a(const unsigned char *p, size_t n) {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -73,20 +39,20 @@ static int fp64cap(const unsigned char *p, size_t n) {
   return 0;
 }
 
-void __sycl_register_lib(struct desc *d) {
+void __sycl_register_lib(struct sycl_bin_desc *d) {
   printf("register version=%u images=%u\n", d->version, d->num_images);
   for (unsigned i = 0; i < d->num_images; i++) {
-    struct image *im = &d->images[i];
+    struct sycl_device_image *im = &d->images[i];
     size_t n = (size_t)(im->end - im->start);
     printf("image %u version=%u kind=%u format=%u triple=%s size=%zu fnv=%016llx fp64cap=%d compile=\"%s\" link=\"%s\"\n",
            i, im->version, im->kind, im->format, im->target, n, (unsigned long long)fnv1a(im->start, n),
            fp64cap(im->start, n), im->compile_opts, im->link_opts);
-    for (struct entry *e = im->entries_begin; e < im->entries_end; e++)
+    for (struct offload_entry *e = im->entries_begin; e < im->entries_end; e++)
       printf("  entry %s version=%u kind=%u flags=%u\n", e->name, e->version, e->kind, e->flags);
     if (!im->props_begin) printf("  properties none\n");
-    for (struct propset *s = im->props_begin; s && s < im->props_end; s++) {
+    for (struct sycl_propset *s = im->props_begin; s && s < im->props_end; s++) {
       printf("  propset %s\n", s->name);
-      for (struct prop *q = s->begin; q && q < s->end; q++) {
+      for (struct sycl_prop *q = s->begin; q && q < s->end; q++) {
         printf("    prop %s type=%u", q->name, q->type);
         switch (q->type) {
         case 1: /* UINT32: the value is ValSize, ValAddr is null */
@@ -105,4 +71,4 @@ void __sycl_register_lib(struct desc *d) {
   }
 }
 
-void __sycl_unregister_lib(struct desc *d) { printf("unregister images=%u\n", d->num_images); }
+void __sycl_unregister_lib(struct sycl_bin_desc *d) { printf("unregister images=%u\n", d->num_images); }
