@@ -32,6 +32,19 @@ func sparse(t *testing.T, path string, head []byte, off int64, tail []byte, size
 	require.NoError(t, f.Truncate(size))
 }
 
+// over4GiB is the size of the OFFLOAD_KIT_BIG tests' inputs: past 4 GiB,
+// and not a multiple of a page.
+const over4GiB = int64(4<<30 + 4097)
+
+// over4GiBFile writes a sparse over4GiB-byte file name in dir that starts
+// with head and ends with "TAIL", and returns its path.
+func over4GiBFile(t *testing.T, dir, name string, head []byte) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	sparse(t, path, head, over4GiB-4, []byte("TAIL"), over4GiB)
+	return path
+}
+
 // mmap maps a file read-only for the in-process readers.
 func mmap(t *testing.T, path string) []byte {
 	t.Helper()
@@ -207,9 +220,8 @@ func TestOver4GiBCreate(t *testing.T) {
 	}
 	bin := toolPath(t, "offload-packager")
 	dir := t.TempDir()
-	imgSize := int64(4<<30 + 4097)
-	img := filepath.Join(dir, "img.o")
-	sparse(t, img, []byte("\x7fELF-head"), imgSize-4, []byte("TAIL"), imgSize)
+	imgSize := over4GiB
+	img := over4GiBFile(t, dir, "img.o", []byte("\x7fELF-head"))
 	pkgPath := filepath.Join(dir, "big.pkg")
 	g := guard{Timeout: 300 * time.Second, AddressSpace: defaultAS + 2*imgSize, Dir: dir}
 	start := time.Now()
@@ -275,9 +287,8 @@ func TestOver4GiBCCOB(t *testing.T) {
 	}
 	bin := toolPath(t, "clang-offload-bundler")
 	dir := t.TempDir()
-	devSize := int64(4<<30 + 4097)
-	dev := filepath.Join(dir, "dev.bin")
-	sparse(t, dev, []byte("DEVHEAD"), devSize-4, []byte("TAIL"), devSize)
+	devSize := over4GiB
+	dev := over4GiBFile(t, dir, "dev.bin", []byte("DEVHEAD"))
 	host := filepath.Join(dir, "host.bin")
 	require.NoError(t, os.WriteFile(host, []byte("HOSTDATA"), 0o644))
 	out := filepath.Join(dir, "big.ccob")

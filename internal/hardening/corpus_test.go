@@ -202,13 +202,18 @@ func fixture(rel string) []byte {
 const elfFixture = "elfembed/testdata/emb-x86_64-linux-gnu.o"
 const coffFixture = "elfembed/testdata/emb-x86_64-pc-windows-msvc.o"
 
-func elfMut(f func(b []byte)) func() []byte {
+// fixtureMut generates a copy of the fixture rel changed by f.
+func fixtureMut(rel string, f func(b []byte)) func() []byte {
 	return func() []byte {
-		b := fixture(elfFixture)
+		b := fixture(rel)
 		f(b)
 		return b
 	}
 }
+
+func elfMut(f func(b []byte)) func() []byte { return fixtureMut(elfFixture, f) }
+
+func coffMut(f func(b []byte)) func() []byte { return fixtureMut(coffFixture, f) }
 
 // offloadShdr returns the offset of the .llvm.offloading section header.
 func offloadShdr(b []byte) int {
@@ -223,14 +228,6 @@ func offloadShdr(b []byte) int {
 		}
 	}
 	panic("no offloading section in " + elfFixture)
-}
-
-func coffMut(f func(b []byte)) func() []byte {
-	return func() []byte {
-		b := fixture(coffFixture)
-		f(b)
-		return b
-	}
 }
 
 // coffOffloadShdr returns the offset of the first section header whose

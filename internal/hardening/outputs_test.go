@@ -85,6 +85,22 @@ func (c outputCase) bin(t *testing.T) string {
 	return toolPath(t, c.tool)
 }
 
+// reference sets the case up in a fresh directory and runs it with its
+// output a regular file there: the tool, the directory, the arguments
+// ("OUT" still in them) and the bytes a regular file gets.
+func (c outputCase) reference(t *testing.T) (bin, dir string, args []string, want []byte) {
+	t.Helper()
+	bin = c.bin(t)
+	dir = t.TempDir()
+	outputInputs(t, dir)
+	args = c.setup(t, dir)
+	ref := filepath.Join(dir, "ref.out")
+	runOK(t, dir, nil, nil, bin, withOut(args, ref)...)
+	want, err := os.ReadFile(ref)
+	require.NoError(t, err)
+	return bin, dir, args, want
+}
+
 func withOut(args []string, out string) []string {
 	r := make([]string, len(args))
 	for i, a := range args {
@@ -105,14 +121,7 @@ func TestSpecialOutputs(t *testing.T) {
 	devNullIntact(t)
 	for _, c := range outputCases {
 		t.Run(c.name, func(t *testing.T) {
-			bin := c.bin(t)
-			dir := t.TempDir()
-			outputInputs(t, dir)
-			args := c.setup(t, dir)
-			ref := filepath.Join(dir, "ref.out")
-			runOK(t, dir, nil, nil, bin, withOut(args, ref)...)
-			want, err := os.ReadFile(ref)
-			require.NoError(t, err)
+			bin, dir, args, want := c.reference(t)
 			require.NotEmpty(t, want)
 
 			t.Run("chardev", func(t *testing.T) {
@@ -198,14 +207,7 @@ func TestDevInNamespace(t *testing.T) {
 	const prelude = `set -e; mount -t tmpfs tmpfs /dev; mknod -m 666 /dev/null c 1 3; ln -s /proc/self/fd /dev/fd; ln -s /proc/self/fd/1 /dev/stdout; set +e; `
 	for _, c := range outputCases {
 		t.Run(c.name, func(t *testing.T) {
-			bin := c.bin(t)
-			dir := t.TempDir()
-			outputInputs(t, dir)
-			args := c.setup(t, dir)
-			ref := filepath.Join(dir, "ref.out")
-			runOK(t, dir, nil, nil, bin, withOut(args, ref)...)
-			want, err := os.ReadFile(ref)
-			require.NoError(t, err)
+			bin, dir, args, want := c.reference(t)
 			for _, dest := range []string{"/dev/null", "/dev/stdout", "/dev/stdout|"} {
 				t.Run(filepath.Base(dest), func(t *testing.T) {
 					// stdout is the regular file $OUTFILE, or a pipe ("|").
