@@ -46,6 +46,22 @@ func ours(dir string, args ...string) (string, string, int) {
 	return out.String(), strings.ReplaceAll(errb.String(), p, "PROG"), code
 }
 
+// checkParity runs llvm-offload-binary and ours with args, each in a
+// fresh directory holding the fixtures names (from fx), and checks that
+// they agree on the exit code, stdout, stderr and the files written.
+func checkParity(t *testing.T, fx string, names []string, args ...string) {
+	t.Helper()
+	a, b := t.TempDir(), t.TempDir()
+	copyInto(t, fx, a, names...)
+	copyInto(t, fx, b, names...)
+	wo, we, wc := llvmOffloadBinary(t, a, args...)
+	go_, ge, gc := ours(b, args...)
+	assert.Equal(t, wc, gc, "exit code")
+	assert.Equal(t, wo, go_, "stdout")
+	assert.Equal(t, we, ge, "stderr")
+	assert.Equal(t, snapshot(t, a), snapshot(t, b), "files written")
+}
+
 // snapshot lists the files in dir with their size and SHA-256 (so that a
 // mismatch prints a readable diff, not the bytes).
 func snapshot(t *testing.T, dir string) map[string]string {
@@ -93,16 +109,7 @@ func TestExtractParity(t *testing.T) {
 		for _, f := range filters {
 			name := in + " " + strings.Join(f, " ")
 			t.Run(name, func(t *testing.T) {
-				a, b := t.TempDir(), t.TempDir()
-				copyInto(t, fx, a, in)
-				copyInto(t, fx, b, in)
-				args := append([]string{in}, f...)
-				wo, we, wc := llvmOffloadBinary(t, a, args...)
-				go_, ge, gc := ours(b, args...)
-				assert.Equal(t, wc, gc, "exit code")
-				assert.Equal(t, wo, go_, "stdout")
-				assert.Equal(t, we, ge, "stderr")
-				assert.Equal(t, snapshot(t, a), snapshot(t, b), "files written")
+				checkParity(t, fx, []string{in}, append([]string{in}, f...)...)
 			})
 		}
 	}
@@ -152,16 +159,7 @@ func TestCLIParity(t *testing.T) {
 	}
 	for i, c := range cases {
 		t.Run(fmt.Sprintf("%d:%s", i, strings.Join(c, " ")), func(t *testing.T) {
-			a, b := t.TempDir(), t.TempDir()
-			for _, d := range []string{a, b} {
-				copyInto(t, fx, d, "nf.c", "k.hip", "s.cpp", "raw.pkg", "omp.dev.o")
-			}
-			wo, we, wc := llvmOffloadBinary(t, a, c...)
-			go_, ge, gc := ours(b, c...)
-			assert.Equal(t, wc, gc, "exit code")
-			assert.Equal(t, wo, go_, "stdout")
-			assert.Equal(t, we, ge, "stderr")
-			assert.Equal(t, snapshot(t, a), snapshot(t, b), "files written")
+			checkParity(t, fx, []string{"nf.c", "k.hip", "s.cpp", "raw.pkg", "omp.dev.o"}, c...)
 		})
 	}
 }
@@ -194,16 +192,7 @@ func TestCreateRandomParity(t *testing.T) {
 			args = append(args, "--image="+strings.Join(parts, ","))
 		}
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			a, b := t.TempDir(), t.TempDir()
-			for _, d := range []string{a, b} {
-				copyInto(t, fx, d, files...)
-			}
-			full := append([]string{"-o", "out.pkg"}, args...)
-			_, we, wc := llvmOffloadBinary(t, a, full...)
-			_, ge, gc := ours(b, full...)
-			assert.Equal(t, wc, gc)
-			assert.Equal(t, we, ge)
-			assert.Equal(t, snapshot(t, a), snapshot(t, b))
+			checkParity(t, fx, files, append([]string{"-o", "out.pkg"}, args...)...)
 		})
 	}
 }
