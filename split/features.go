@@ -51,7 +51,9 @@ func (p *parser) analyseBody(gi int) error {
 	m := p.m
 	g := &m.Globals[gi]
 	body := m.Src[g.Header.End:g.Span.End]
-	line := g.Line
+	// The header is the define line without its newline, so the first
+	// segment of body is that line's end: it counts as line g.Line.
+	line := g.Line - 1
 	for len(body) > 0 {
 		e := bytes.IndexByte(body, '\n')
 		var l []byte
@@ -78,6 +80,9 @@ func (p *parser) analyseBody(gi int) error {
 		switch op {
 		case "tail", "musttail", "notail":
 			rest = strings.TrimSpace(rest[len(op):])
+			if !strings.HasPrefix(rest, "call") {
+				return p.errf(line, "malformed %s call in @%s", op, g.Tok)
+			}
 			op = "call"
 		}
 		conv := fp64ConvOps[op]

@@ -184,20 +184,23 @@ func (p *parser) errf(line int, format string, args ...any) error {
 	return &ParseError{File: p.m.File, Line: line, Msg: fmt.Sprintf(format, args...)}
 }
 
+// lineAt returns where the line starting at off ends (its '\n', or the
+// end of src) and where the next line starts.
+func lineAt(src []byte, off int) (end, next int) {
+	e := bytes.IndexByte(src[off:], '\n')
+	if e < 0 {
+		return len(src), len(src)
+	}
+	return off + e, off + e + 1
+}
+
 // split cuts the text into top-level entities (first pass).
 func (p *parser) split() error {
 	src := p.m.Src
 	line := 0
 	for off := 0; off < len(src); {
 		line++
-		end := bytes.IndexByte(src[off:], '\n')
-		next := len(src)
-		if end < 0 {
-			end = len(src)
-		} else {
-			end += off
-			next = end + 1
-		}
+		end, next := lineAt(src, off)
 		l := src[off:end]
 		start := off
 		off = next
@@ -225,14 +228,7 @@ func (p *parser) split() error {
 				if off >= len(src) {
 					return p.errf(line, "function body is not terminated by '}'")
 				}
-				e := bytes.IndexByte(src[off:], '\n')
-				n := len(src)
-				if e < 0 {
-					e = len(src)
-				} else {
-					e += off
-					n = e + 1
-				}
+				e, n := lineAt(src, off)
 				bl := bytes.TrimRight(src[off:e], "\r")
 				off = n
 				sp.End = n

@@ -201,6 +201,8 @@ func TestParseErrors(t *testing.T) {
 		{"@a = global i32 0\n@a = global i32 1\n", "x.ll:2: redefinition of global @a"},
 		{"define void @f() #3 {\n  ret void\n}\n", "x.ll:1: reference to undefined #3"},
 		{"!0 = !{!7}\n", "x.ll:1: reference to undefined !7"},
+		{"define void @f() {\n  tail\n}\n", "x.ll:2: malformed tail call in @f"},
+		{"define void @f() {\n  musttail ret void\n}\n", "x.ll:2: malformed musttail call in @f"},
 	} {
 		_, err := Parse("x.ll", []byte(tc.src))
 		if assert.Error(t, err, tc.src) {
