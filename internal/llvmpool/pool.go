@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -57,6 +58,9 @@ type Pool struct {
 	mu     sync.Mutex
 	groups map[string]*group
 	closed bool
+
+	started  atomic.Int64 // helpers started (tests)
+	requests atomic.Int64 // requests sent (tests)
 }
 
 // New returns a pool; nothing starts before Start.
@@ -277,6 +281,7 @@ func (g *group) start() (*helper, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.started.Add(1)
 	if err := g.adopt(h); err != nil {
 		return nil, err
 	}
@@ -467,6 +472,12 @@ var llvmMessage = regexp.MustCompile(`^(LLVM ERROR: |terminate called |Assertion
 
 // do runs one request on a helper of the group for clopts.
 func (p *Pool) do(ctx context.Context, clopts []string, req []byte) ([][]byte, error) {
+	return p.doRetire(ctx, clopts, req, false)
+}
+
+// doRetire is do; with retire, the helper ends after the request instead
+// of serving another.
+func (p *Pool) doRetire(ctx context.Context, clopts []string, req []byte, retire bool) ([][]byte, error) {
 	if err := p.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -475,8 +486,21 @@ func (p *Pool) do(ctx context.Context, clopts []string, req []byte) ([][]byte, e
 	if err != nil {
 		return nil, err
 	}
-	defer g.release(h)
+	defer func() {
+		if retire {
+			h.dead = true
+		}
+		g.release(h)
+	}()
+	p.requests.Add(1)
 	return h.call(ctx, req)
+}
+
+// spirvStatic reports whether a codegen for triple may run LLVM 22's
+// SPIR-V backend, whose static state a process must not reuse: a spirv*
+// triple, or none (the module's own triple decides, unknown here).
+func spirvStatic(triple string) bool {
+	return triple == "" || strings.HasPrefix(strings.ToLower(triple), "spirv")
 }
 
 // LinkRequest is llvm-link (Link) or llvm-dis (a single input, !Link).
@@ -523,8 +547,16 @@ type CodegenRequest struct {
 }
 
 // Codegen generates an object file (SPIR-V for spirv* triples).
+//
+// A helper generates SPIR-V once and then ends: LLVM 22's SPIR-V backend
+// keeps its module analysis in a static (SPIRVModuleAnalysis::MAI, made
+// per-pass upstream after 22 by llvm-project PR 160956, issue 160613), so
+// a second module in the same process can get result IDs that collide
+// with the first's: invalid SPIR-V ("Id 2 is defined more than once") for
+// about one request in a hundred. llc compiles one module per process;
+// so does each helper here. Other targets reuse helpers.
 func (p *Pool) Codegen(ctx context.Context, r CodegenRequest) ([]byte, error) {
-	f, err := p.do(ctx, r.Options, frame(opCodegen, []byte(r.Name), r.Text, []byte(r.Triple), []byte(r.CPU), []byte(r.Features)))
+	f, err := p.doRetire(ctx, r.Options, frame(opCodegen, []byte(r.Name), r.Text, []byte(r.Triple), []byte(r.CPU), []byte(r.Features)), spirvStatic(r.Triple))
 	if err != nil {
 		return nil, err
 	}

@@ -271,3 +271,36 @@ func TestCancel(t *testing.T) {
 	_, err = p.Assemble(context.Background(), "b.ll", []byte(modB))
 	require.NoError(t, err)
 }
+
+// TestSPIRVCodegenOnePerHelper: a helper generates SPIR-V once, then ends
+// (LLVM 22's SPIR-V backend keeps module state in a static, so a second
+// module in one process may get colliding result IDs); other requests
+// reuse helpers. Forty modules through one helper slot each match llc and
+// validate.
+func TestSPIRVCodegenOnePerHelper(t *testing.T) {
+	dir := t.TempDir()
+	src := strings.Replace(modA, "declare spir_func i32 @helper(i32)\n", "define spir_func i32 @helper(i32 %x) {\n  ret i32 %x\n}\n", 1)
+	ll := filepath.Join(dir, "k.ll")
+	require.NoError(t, os.WriteFile(ll, []byte(src), 0o644))
+	want := tool(t, "llc", "-mtriple=spirv64", "-filetype=obj", ll, "-o", "-")
+
+	p := newPool(t, Config{Helpers: 1})
+	for range 3 {
+		_, err := p.Assemble(context.Background(), "k.ll", []byte(src))
+		require.NoError(t, err)
+	}
+	assert.Equal(t, int64(1), p.started.Load(), "helpers started for three assemblies")
+	const n = 40
+	for i := range n {
+		got, err := p.Codegen(context.Background(), CodegenRequest{Name: ll, Text: []byte(src), Triple: "spirv64"})
+		require.NoError(t, err)
+		require.Equal(t, want, got, "module %d", i)
+	}
+	// the first module goes to the helper that assembled, which has
+	// generated no SPIR-V yet; every later one to a new helper
+	assert.Equal(t, int64(n), p.started.Load(), "one helper per SPIR-V module")
+	assert.Equal(t, int64(3+n), p.requests.Load())
+	assert.True(t, spirvStatic(""), "no triple: the module's own may be SPIR-V")
+	assert.True(t, spirvStatic("spirv64v1.5-unknown-unknown"))
+	assert.False(t, spirvStatic("x86_64-unknown-linux-gnu"))
+}
