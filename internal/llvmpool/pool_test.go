@@ -197,13 +197,18 @@ func TestAssemble(t *testing.T) {
 	assert.Contains(t, err.Error(), "Instruction does not dominate all uses!")
 }
 
+// spirvModule writes modA with @helper defined to a temporary k.ll and
+// returns its text, its path and llc's SPIR-V for it.
+func spirvModule(t *testing.T) (src, ll string, want []byte) {
+	src = strings.Replace(modA, "declare spir_func i32 @helper(i32)\n", "define spir_func i32 @helper(i32 %x) {\n  ret i32 %x\n}\n", 1)
+	ll = filepath.Join(t.TempDir(), "k.ll")
+	require.NoError(t, os.WriteFile(ll, []byte(src), 0o644))
+	return src, ll, tool(t, "llc", "-mtriple=spirv64", "-filetype=obj", ll, "-o", "-")
+}
+
 // TestCodegen: llc's bytes, from parallel requests on two helpers.
 func TestCodegen(t *testing.T) {
-	dir := t.TempDir()
-	src := strings.Replace(modA, "declare spir_func i32 @helper(i32)\n", "define spir_func i32 @helper(i32 %x) {\n  ret i32 %x\n}\n", 1)
-	ll := filepath.Join(dir, "k.ll")
-	require.NoError(t, os.WriteFile(ll, []byte(src), 0o644))
-	want := tool(t, "llc", "-mtriple=spirv64", "-filetype=obj", ll, "-o", "-")
+	src, ll, want := spirvModule(t)
 	p := newPool(t, Config{Helpers: 2})
 	var wg sync.WaitGroup
 	got := make([][]byte, 6)
@@ -220,7 +225,7 @@ func TestCodegen(t *testing.T) {
 		require.NoError(t, errs[i])
 		assert.Equal(t, want, got[i])
 	}
-	spv := filepath.Join(dir, "k.spv")
+	spv := filepath.Join(filepath.Dir(ll), "k.spv")
 	require.NoError(t, os.WriteFile(spv, got[0], 0o644))
 	out, err := exec.Command("spirv-val", spv).CombinedOutput()
 	require.NoError(t, err, "%s", out)
@@ -278,11 +283,7 @@ func TestCancel(t *testing.T) {
 // reuse helpers. Forty modules through one helper slot each match llc and
 // validate.
 func TestSPIRVCodegenOnePerHelper(t *testing.T) {
-	dir := t.TempDir()
-	src := strings.Replace(modA, "declare spir_func i32 @helper(i32)\n", "define spir_func i32 @helper(i32 %x) {\n  ret i32 %x\n}\n", 1)
-	ll := filepath.Join(dir, "k.ll")
-	require.NoError(t, os.WriteFile(ll, []byte(src), 0o644))
-	want := tool(t, "llc", "-mtriple=spirv64", "-filetype=obj", ll, "-o", "-")
+	src, ll, want := spirvModule(t)
 
 	p := newPool(t, Config{Helpers: 1})
 	for range 3 {
