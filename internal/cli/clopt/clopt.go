@@ -30,9 +30,12 @@ type Opt struct {
 	// cl::HideUnrelatedOptions hides it entirely.
 	Unlisted bool
 
-	generic  bool // one of cl::opt's own options ("Generic Options")
-	action   bool // --help and --version: acts when met (see Result.Action)
-	helpOnly bool // listed in help as LLVM lists it, but not implemented: parsed as unknown
+	generic bool // one of cl::opt's own options ("Generic Options")
+	action  bool // --help and --version: acts when met (see Result.Action)
+	// helpOnly: listed by the hidden help forms as LLVM lists it, but
+	// deliberately not accepted (--print-options, --print-all-options:
+	// an unknown-option error; a documented difference, docs/bundle.md)
+	helpOnly bool
 }
 
 // Set is a table of options for one program.
