@@ -72,6 +72,8 @@ func level(pkg string) int {
 	switch {
 	case pkg == "internal/binio", pkg == "internal/mmapfile", pkg == "internal/xxhash", pkg == "internal/version", pkg == "internal/atomicfile", pkg == "internal/progress":
 		return 0
+	case pkg == "internal/release": // the LLVM release a run behaves as, and the facts that differ between releases (stdlib only)
+		return 0
 	case pkg == "internal/enumname": // the one name table shape behind small enums' String methods (stdlib only)
 		return 0
 	case pkg == "internal/testutil/llvmtools": // test support: where the LLVM 22 oracle tools are (stdlib only)

@@ -453,3 +453,22 @@ func (t *Toolchain) probe(ctx context.Context, p string) probe {
 	t.probes[p] = pr
 	return pr
 }
+
+// ParentRelease is the LLVM release of the clang that invoked this process
+// (clang -B runs the linker tools as its children): its installation
+// layout, else its --version (run once per path). ok is false when the
+// parent is not a clang driver or names no release.
+func (t *Toolchain) ParentRelease(ctx context.Context) (major int, why string, ok bool) {
+	p := t.ParentClang()
+	if p == "" {
+		return 0, "", false
+	}
+	if m, ok := LayoutMajor(t.Layouts, filepath.Dir(p)); ok {
+		return m, "the invoking clang " + p, true
+	}
+	pr := t.probe(ctx, p)
+	if pr.err != nil {
+		return 0, "", false
+	}
+	return pr.major, fmt.Sprintf("the invoking clang %s (--version: %s)", p, pr.version), true
+}
