@@ -52,6 +52,11 @@ PKGS+=(pocl-opencl-icd ocl-icd-opencl-dev llvm-spirv-15)
 #                   kernels --html pages with --dump-dom and --screenshot and reads the DOM's
 #                   data-rendered/data-error and labels, and the PNG)
 PKGS+=(chromium)
+# clang-16, clang-tools-16, lld-16, llvm-16, clang-19, clang-tools-19, lld-19, llvm-19
+#                   /usr/lib/llvm-{16,19}/bin/{clang,clang++,clang-linker-wrapper,clang-offload-packager,
+#                   clang-offload-bundler,ld.lld,llvm-*} (each older release's own tools are the
+#                   oracle for its clang: the release matrix, issue 21)
+PKGS+=(clang-16 clang-tools-16 lld-16 llvm-16 clang-19 clang-tools-19 lld-19 llvm-19)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -62,6 +67,24 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# libomp-N-dev and libomp5-N (N = 16, 19) conflict with libomp-22-dev, so they are not
+# installed but unpacked under /opt/offload-kit/runtimes/llvm-N (apt-get download, dpkg-deb -x):
+#   /opt/offload-kit/runtimes/llvm-N/usr/lib/llvm-N/lib/{libomp.so,libomptarget.so*,
+#   libomptarget.rtl.*.so*,libomptarget.devicertl.a,libomptarget-amdgpu-*.bc}
+#   (internal/testutil/llvmtools.RuntimeLib; programs linked by clang-N run against it)
+RT=/opt/offload-kit/runtimes
+for n in 16 19; do
+  [ -e "$RT/llvm-$n/usr/lib/llvm-$n/lib/libomptarget.so" ] && continue
+  echo "install-deps: unpacking LLVM $n's OpenMP runtime into $RT/llvm-$n"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  tmp=$(mktemp -d)
+  (cd "$tmp" && chmod 777 . && apt-get download -qq "libomp-$n-dev" "libomp5-$n" >/dev/null 2>&1) ||
+    { $SUDO apt-get update -qq && (cd "$tmp" && apt-get download -qq "libomp-$n-dev" "libomp5-$n" >/dev/null 2>&1); }
+  $SUDO mkdir -p "$RT/llvm-$n.tmp"
+  for f in "$tmp"/*.deb; do $SUDO dpkg-deb -x "$f" "$RT/llvm-$n.tmp"; done
+  $SUDO rm -rf "$RT/llvm-$n" && $SUDO mv "$RT/llvm-$n.tmp" "$RT/llvm-$n"
+  rm -rf "$tmp"
+done
 if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then export PATH=$PATH:/usr/local/go/bin; fi
 command -v go >/dev/null 2>&1 || { echo "install-deps: error: Go 1.26 is required (https://go.dev/dl)"; exit 1; }
 cd "$(dirname "$0")/.."
