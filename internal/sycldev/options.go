@@ -84,7 +84,7 @@ var optionList = append(optable.HelpOptions(d1d), []optable.Option{
 	{ID: optOclocOptions, Prefixes: dd, Name: "ocloc-options=", Kind: optable.Joined, MetaVar: "<value>", Help: "Options passed to ocloc for Intel GPU AOT compilation"},
 	{ID: optOpenclAotOptions, Prefixes: dd, Name: "opencl-aot-options=", Kind: optable.Joined, MetaVar: "<value>", Help: "Options passed to opencl-aot for Intel CPU AOT compilation"},
 
-	{ID: optSplit, Prefixes: dd, Name: "module-split-mode=", Kind: optable.Joined, MetaVar: "none|kernel|source|auto", Extension: true, Help: "Device code split mode (default none: one image, as clang-sycl-linker 22)"},
+	{ID: optSplit, Prefixes: dd, Name: "module-split-mode=", Kind: optable.Joined, MetaVar: "none|kernel|source|auto", Extension: true, Help: "Device code split mode (default none: one image, as clang-sycl-linker 22; LLVM main's translation_unit and link_unit are accepted too)"},
 	{ID: optSplitAlias1, Prefixes: dd, Name: "sycl-module-split-mode=", Kind: optable.Joined, Alias: optSplit, Hidden: true, Extension: true},
 	{ID: optSplitAlias2, Prefixes: dd, Name: "split=", Kind: optable.Joined, Alias: optSplit, Hidden: true, Extension: true},
 	{ID: optSpecConst, Prefixes: dd, Name: "spec-const=", Kind: optable.Joined, MetaVar: "native|emulation|default", Extension: true, Help: "Specialization constant lowering (default: leave the calls alone)"},
@@ -243,9 +243,9 @@ func ParseArgs(args []string) (*Options, error) {
 		case optOpenclAotOptions:
 			o.OpenCLAOTOpts = v
 		case optSplit:
-			m, err := split.ParseMode(v)
+			m, err := parseSplitMode(v)
 			if err != nil {
-				return nil, invalidValue(v, "--module-split-mode", "none, kernel, source or auto")
+				return nil, invalidValue(v, "--module-split-mode", splitModeValues)
 			}
 			o.SplitMode = m
 		case optSpecConst:

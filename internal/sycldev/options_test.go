@@ -20,7 +20,7 @@ func TestParseArgsValues(t *testing.T) {
 	for in, want := range map[string]string{
 		"--spec-const=bad":         "invalid value 'bad' for --spec-const (native, emulation or default)",
 		"--properties-format=yaml": "invalid value 'yaml' for --properties-format (text or json)",
-		"--module-split-mode=all":  "invalid value 'all' for --module-split-mode (none, kernel, source or auto)",
+		"--module-split-mode=all":  "invalid value 'all' for --module-split-mode (none, kernel, source, auto, translation_unit or link_unit)",
 		"-j0":                      "invalid value '0' for -j (a positive integer)",
 		"--jobs=x":                 "invalid value 'x' for -j (a positive integer)",
 	} {
