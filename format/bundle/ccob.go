@@ -230,7 +230,7 @@ func Decompress(buf []byte, lim Limits) (*Decompressed, error) {
 
 // CompressOptions controls Compress.
 type CompressOptions struct {
-	Version uint16 // 2 or 3; 0 means 3
+	Version uint16 // 1, 2 or 3; 0 means 3
 	// Zlib selects zlib (method 0) instead of the default zstd.
 	Zlib bool
 	// Level is the zstd (1..22, <=0 = 3) or zlib (0..9, <0 = 6) level.

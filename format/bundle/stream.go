@@ -258,11 +258,11 @@ func (r *Reader) Close() error {
 // never sit in memory whole: at most about 2×workers chunks are buffered.
 func CompressTo(w io.WriterAt, src io.Reader, size int64, o CompressOptions) (Header, error) {
 	v := o.version()
-	if v != 2 && v != 3 {
+	if v < 1 || v > 3 { // 1 is what LLVM 18 writes (release.Profile.CCOBVersion)
 		return Header{}, fmt.Errorf("cannot write compressed bundle version %d", v)
 	}
-	if v == 2 && size > 0xffffffff {
-		return Header{}, fmt.Errorf("Uncompressed size exceeds version 2 limit")
+	if v <= 2 && size > 0xffffffff {
+		return Header{}, fmt.Errorf("Uncompressed size exceeds version %d limit", v)
 	}
 	h := Header{Version: v, Method: Zstd, UncompressedSize: uint64(size)}
 	if o.Zlib {

@@ -1,6 +1,9 @@
 package bundle
 
-import "github.com/offload-kit/offload-kit/internal/xxhash"
+import (
+	"github.com/offload-kit/offload-kit/internal/release"
+	"github.com/offload-kit/offload-kit/internal/xxhash"
+)
 
 // llvmOrder reproduces the iteration order of an llvm::StringMap holding
 // the given keys, inserted in order (duplicates keep their first slot) with
@@ -14,6 +17,21 @@ type llvmMap struct {
 	hashes []uint32
 	items  int
 	tombs  int
+	hash   release.StringHash // the release's StringMap hash (xxh3 from LLVM 17)
+}
+
+// stringMapHash is StringMapImpl's full hash of key in the given release
+// flavour: xxh3_64bits (LLVM 17 and later) or djbHash with seed 0 (LLVM
+// 16), truncated to 32 bits as the table stores it.
+func stringMapHash(h release.StringHash, key string) uint32 {
+	if h == release.HashDJB {
+		var v uint32
+		for i := 0; i < len(key); i++ {
+			v = v<<5 + v + uint32(key[i])
+		}
+		return v
+	}
+	return uint32(xxhash.XXH3([]byte(key)))
 }
 
 func newLLVMMap() *llvmMap { return &llvmMap{} }
@@ -31,7 +49,7 @@ func (m *llvmMap) lookup(key string) (int, bool) {
 	if len(m.keys) == 0 {
 		m.init(16)
 	}
-	h := uint32(xxhash.XXH3([]byte(key)))
+	h := stringMapHash(m.hash, key)
 	mask := len(m.keys) - 1
 	b := int(h) & mask
 	probe := 1
@@ -87,6 +105,7 @@ func (m *llvmMap) rehash() {
 	old := *m
 	m.init(size)
 	m.items = old.items
+	m.hash = old.hash
 	for i := 0; i < n; i++ {
 		if !old.used[i] {
 			continue
@@ -107,7 +126,7 @@ func (m *llvmMap) erase(key string) {
 	if len(m.keys) == 0 {
 		return
 	}
-	h := uint32(xxhash.XXH3([]byte(key)))
+	h := stringMapHash(m.hash, key)
 	mask := len(m.keys) - 1
 	b := int(h) & mask
 	for probe := 1; m.used[b] || m.tomb[b]; probe++ {
@@ -136,8 +155,13 @@ func (m *llvmMap) ordered() []string {
 
 // LLVMOrder returns keys (deduplicated) in the order an llvm::StringMap
 // built by inserting them one by one iterates over them.
-func LLVMOrder(keys []string) []string {
+func LLVMOrder(keys []string) []string { return LLVMOrderHash(keys, release.HashXXH3) }
+
+// LLVMOrderHash is LLVMOrder for a release whose StringMap hashes with h
+// (release.Profile.StringMapHash).
+func LLVMOrderHash(keys []string, h release.StringHash) []string {
 	m := newLLVMMap()
+	m.hash = h
 	for _, k := range keys {
 		m.insert(k)
 	}
@@ -147,6 +171,14 @@ func LLVMOrder(keys []string) []string {
 // OrderedSet is an llvm::StringMap-ordered key set supporting removal,
 // for callers that must mimic the reference's worklist iteration.
 type OrderedSet struct{ m llvmMap }
+
+// NewOrderedSet is an empty set ordered as the StringMap of a release
+// whose hash is h; the zero OrderedSet is LLVM 22's (xxh3).
+func NewOrderedSet(h release.StringHash) *OrderedSet {
+	s := &OrderedSet{}
+	s.m.hash = h
+	return s
+}
 
 // Insert adds key if it is absent.
 func (s *OrderedSet) Insert(key string) { s.m.insert(key) }
