@@ -141,7 +141,10 @@ for.`,
 		Long: `Packages device images into an OffloadBinary, byte-identical to LLVM 22's
 llvm-offload-binary -o OUTPUT --image=... (options as LLVM spells them: -o
 OUT or -o=OUT, --image=... or -image=...). Unlike that tool, create only
-creates: an input file, a missing -o or no --image is an error.`,
+creates: an input file, a missing -o or no --image is an error.
+--offload-binary-version=3 writes LLVM main's layout instead (one binary,
+every file an entry), =2 the version 2 layout; --compress=zstd|zlib
+(version 3 only, --compression-level=N) compresses it.`,
 		DisableFlagParsing: true,
 		Example:            "  offload-packager create -o pkg.out --image=file=dev.o,triple=x86_64-unknown-linux-gnu,arch=generic,kind=openmp",
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -155,7 +158,7 @@ creates: an input file, a missing -o or no --image is an error.`,
 				fmt.Fprintln(cmd.OutOrStdout(), version.Line("offload-packager"))
 				return nil
 			}
-			return call("create", co, func() error { return packager.Create(cmd.Context(), env, co.Output, co.Images) })
+			return call("create", co, func() error { return packager.CreateWith(cmd.Context(), env, co) })
 		},
 	}
 

@@ -20,6 +20,7 @@ var ErrMissingFile = errors.New("'file' is a required image arguments")
 // payload is one image file to package: either a regular file streamed
 // with copy_file_range, or bytes already in memory (stdin).
 type payload struct {
+	name string // as given in file=
 	meta *offload.Image
 	f    *os.File
 	data []byte
@@ -34,50 +35,10 @@ type payload struct {
 func Create(ctx context.Context, env *Env, output string, images []string) error {
 	ctx = withProgress(ctx, env)
 	endRead := env.Phases.Begin("open inputs", "")
-	var loads []payload
-	defer func() {
-		for _, p := range loads {
-			if p.f != nil {
-				p.f.Close()
-			}
-		}
-	}()
-	for _, arg := range images {
-		kv := offload.PackagerOrder(offload.ParseImageArg(arg))
-		var files, kind string
-		hasFile := false
-		var strs []offload.KV
-		for _, e := range kv {
-			switch e.Key {
-			case "file":
-				files, hasFile = e.Value, true
-			case "kind":
-				kind = e.Value
-			default:
-				strs = append(strs, e)
-			}
-		}
-		if !hasFile {
-			return ErrMissingFile
-		}
-		for _, name := range strings.Split(files, ",") {
-			p, err := loadPayload(env, name)
-			if err != nil {
-				return fileError(env, name, err)
-			}
-			head := p.data
-			if p.f != nil {
-				var h [4]byte
-				n, _ := p.f.ReadAt(h[:], 0)
-				head = h[:n]
-			}
-			p.meta = &offload.Image{
-				ImageKind:   offload.ImageKindFor(name, head),
-				OffloadKind: format.ParseOffloadKind(kind),
-				Strings:     strs,
-			}
-			loads = append(loads, p)
-		}
+	loads, err := openPayloads(env, images)
+	defer closePayloads(loads)
+	if err != nil {
+		return err
 	}
 	endRead()
 	defer env.Phases.Begin("write", output)()
@@ -109,6 +70,62 @@ func Create(ctx context.Context, env *Env, output string, images []string) error
 		return fileError(env, output, err)
 	}
 	return nil
+}
+
+// openPayloads opens the files of every --image (file= may list several)
+// in command-line order, with each image's kinds and strings in the
+// packager's order. On error the payloads opened so far are returned too,
+// for closePayloads.
+func openPayloads(env *Env, images []string) ([]payload, error) {
+	var loads []payload
+	for _, arg := range images {
+		kv := offload.PackagerOrder(offload.ParseImageArg(arg))
+		var files, kind string
+		hasFile := false
+		var strs []offload.KV
+		for _, e := range kv {
+			switch e.Key {
+			case "file":
+				files, hasFile = e.Value, true
+			case "kind":
+				kind = e.Value
+			default:
+				strs = append(strs, e)
+			}
+		}
+		if !hasFile {
+			return loads, ErrMissingFile
+		}
+		for _, name := range strings.Split(files, ",") {
+			p, err := loadPayload(env, name)
+			if err != nil {
+				return loads, fileError(env, name, err)
+			}
+			head := p.data
+			if p.f != nil {
+				var h [4]byte
+				n, _ := p.f.ReadAt(h[:], 0)
+				head = h[:n]
+			}
+			p.name = name
+			p.meta = &offload.Image{
+				ImageKind:   offload.ImageKindFor(name, head),
+				OffloadKind: format.ParseOffloadKind(kind),
+				Strings:     strs,
+			}
+			loads = append(loads, p)
+		}
+	}
+	return loads, nil
+}
+
+// closePayloads closes the files openPayloads opened.
+func closePayloads(loads []payload) {
+	for _, p := range loads {
+		if p.f != nil {
+			p.f.Close()
+		}
+	}
 }
 
 // fileError names the file in an OS error ("x: Permission denied"). The

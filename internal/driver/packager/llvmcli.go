@@ -86,6 +86,12 @@ type CreateOptions struct {
 	Images  []string
 	Help    bool // --help (or -help, --help-list, ...)
 	Version bool
+	// BinaryVersion (--offload-binary-version, 0 means 1), Compress and
+	// CompressLevel (--compress, --compression-level) select the newer
+	// OffloadBinary layouts (create_v23.go).
+	BinaryVersion int
+	Compress      string
+	CompressLevel int
 }
 
 // ParseCreate parses offload-packager create's command line: the options
@@ -96,6 +102,7 @@ type CreateOptions struct {
 // *diag.FlagError.
 func ParseCreate(prog string, args []string) (CreateOptions, error) {
 	set := offloadBinaryOpts(prog, prog+" create")
+	set.Opts = append(set.Opts, createExtOpts...)
 	r, err := set.Parse(args)
 	if err != nil {
 		var ce *clopt.Error
@@ -128,6 +135,9 @@ func ParseCreate(prog string, args []string) (CreateOptions, error) {
 		return usage("-o OUTPUT is required")
 	case len(o.Images) == 0:
 		return usage("no --image=file=F,triple=T,... given: nothing to package")
+	}
+	if err := parseCreateExt(r, &o); err != nil {
+		return usage("%s", err)
 	}
 	return o, nil
 }
