@@ -5,6 +5,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/internal/objw"
+	"github.com/offload-kit/offload-kit/internal/release"
 )
 
 // gpuFlavor holds what differs between the CUDA and HIP registration code
@@ -16,6 +17,7 @@ type gpuFlavor struct {
 	fatbinSec   string
 	segmentSec  string
 	kind        uint16 // entry Kind to register
+	relKind     string // release.KindCUDA / release.KindHIP
 	callEnd     bool   // call __cudaRegisterFatBinaryEnd
 	surfTex     bool   // register surfaces and textures
 	fatbinAlign uint64 // 0: x86-64 default for a [n x i8] constant
@@ -23,12 +25,12 @@ type gpuFlavor struct {
 
 func cudaFlavor() gpuFlavor {
 	return gpuFlavor{prefix: ".cuda", rt: "__cuda", magic: 0x466243B1,
-		fatbinSec: ".nv_fatbin", segmentSec: ".nvFatBinSegment", kind: kindCUDA, callEnd: true}
+		fatbinSec: ".nv_fatbin", segmentSec: ".nvFatBinSegment", kind: kindCUDA, relKind: release.KindCUDA, callEnd: true}
 }
 
 func hipFlavor() gpuFlavor {
 	return gpuFlavor{prefix: ".hip", rt: "__hip", magic: 0x48495046,
-		fatbinSec: ".hip_fatbin", segmentSec: ".hipFatBinSegment", kind: kindHIP, surfTex: true}
+		fatbinSec: ".hip_fatbin", segmentSec: ".hipFatBinSegment", kind: kindHIP, relKind: release.KindHIP, surfTex: true}
 }
 
 // CUDA returns the registration object for a CUDA fat binary (spec §9.3).
@@ -54,9 +56,13 @@ func BuildHIP(opts Options, fatbin []byte) (*objw.Object, error) {
 }
 
 func buildGPU(opts Options, fatbin []byte, fl gpuFlavor) (*objw.Object, error) {
-	m, err := newModule(opts)
+	a := abiOf(opts)
+	m, err := newKindModule(opts, a, fl.relKind)
 	if err != nil {
 		return nil, err
+	}
+	if !a.surfTexHIP {
+		fl.surfTex = false
 	}
 	o := m.o
 
@@ -84,6 +90,9 @@ func buildGPU(opts Options, fatbin []byte, fl gpuFlavor) (*objw.Object, error) {
 	m.ptr(seg, m.secSym(img), 0)
 	m.ptr(seg, nil, 0)
 	o.AddSymbol(".fatbin_wrapper", seg, 0, 24, objw.STB_LOCAL, objw.STT_OBJECT, objw.STV_DEFAULT)
+	if m.entries == nil && a.entriesLate { // LLVM 16: the entry section follows the fatbin's
+		m.addEntrySection()
+	}
 
 	// .<kind>.binary_handle: one pointer in .bss.
 	bss := m.bss
@@ -105,7 +114,7 @@ func buildGPU(opts Options, fatbin []byte, fl gpuFlavor) (*objw.Object, error) {
 		emitGPUX86(m, fl, segSym, bssSym)
 	}
 
-	m.ctorArray(101, false, m.fnOff(reg))
+	m.ctorArray(a.ctorPrio, false, m.fnOff(reg))
 	if _, err := m.finish(); err != nil {
 		return nil, err
 	}
@@ -114,12 +123,14 @@ func buildGPU(opts Options, fatbin []byte, fl gpuFlavor) (*objw.Object, error) {
 
 // emitGlobalsReg emits <prefix>.globals_reg(void *h): the walk over
 // [__start_llvm_offload_entries, __stop_llvm_offload_entries) that
-// registers every entry of the flavor's kind (spec §9.3 table).
+// registers every entry of the flavor's kind (spec §9.3 table), or, for
+// LLVM 16-19 (a.legacy), over the flavor's own section of 32-byte
+// __tgt_offload_entry records, decoded as that release's wrapper does.
 //
 // Registers: %rbx = h, %r15 = current entry, %r14 = stop; %rsi = addr,
 // %rdx = name, %rax = size, %r10d = flags while dispatching. After the
 // three pushes the stack is 16-byte aligned; every call keeps it so.
-func emitGlobalsReg(c *code, name string, fl gpuFlavor, start, stop *objw.Symbol, rt func(string) *objw.Symbol) {
+func emitGlobalsReg(c *code, name string, fl gpuFlavor, a regABI, start, stop *objw.Symbol, rt func(string) *objw.Symbol) {
 	c.fn(name)
 	c.op(0x41, 0x57) // push %r15
 	c.cfaOffset(16)
@@ -130,23 +141,25 @@ func emitGlobalsReg(c *code, name string, fl gpuFlavor, start, stop *objw.Symbol
 	c.op(0x53) // push %rbx
 	c.cfaOffset(32)
 	c.saved(dwX86RBX, 32)
-	c.op(0x48, 0x89, 0xfb)                  // mov  %rdi,%rbx                 h
-	c.op(0x4c, 0x8d, 0x3d)                  // lea  __start_llvm_offload_entries(%rip),%r15
-	c.pcrel(start, 0)                       //
-	c.op(0x4c, 0x8d, 0x35)                  // lea  __stop_llvm_offload_entries(%rip),%r14
-	c.pcrel(stop, 0)                        //
-	c.label(name + ".loop")                 // loop:
-	c.op(0x4d, 0x39, 0xf7)                  // cmp  %r14,%r15
-	c.jcc(ccAE, name+".end")                // jae  end                       entry >= stop
-	c.op(0x66, 0x41, 0x83, 0x7f, entryKind) // cmpw $kind,0xa(%r15)           entry->Kind
-	c.op(byte(fl.kind))                     //
-	c.jcc(ccNE, name+".next")               // jne  next
-	c.op(0x49, 0x8b, 0x77, entryAddr)       // mov  0x10(%r15),%rsi           addr
-	c.op(0x49, 0x8b, 0x57, entryName)       // mov  0x18(%r15),%rdx           name
-	c.op(0x49, 0x8b, 0x47, entrySizeField)  // mov  0x20(%r15),%rax           size
-	c.op(0x48, 0x89, 0xdf)                  // mov  %rbx,%rdi                 h
-	c.op(0x48, 0x85, 0xc0)                  // test %rax,%rax
-	c.jcc(ccNE, name+".var")                // jne  var                       size != 0
+	c.op(0x48, 0x89, 0xfb)   // mov  %rdi,%rbx                 h
+	c.op(0x4c, 0x8d, 0x3d)   // lea  __start_llvm_offload_entries(%rip),%r15
+	c.pcrel(start, 0)        //
+	c.op(0x4c, 0x8d, 0x35)   // lea  __stop_llvm_offload_entries(%rip),%r14
+	c.pcrel(stop, 0)         //
+	c.label(name + ".loop")  // loop:
+	c.op(0x4d, 0x39, 0xf7)   // cmp  %r14,%r15
+	c.jcc(ccAE, name+".end") // jae  end                       entry >= stop
+	if a.kindCheck {
+		c.op(0x66, 0x41, 0x83, 0x7f, entryKind) // cmpw $kind,0xa(%r15)           entry->Kind
+		c.op(byte(fl.kind))                     //
+		c.jcc(ccNE, name+".next")               // jne  next
+	}
+	movR15(c, 0x77, a.entAddr)  // mov  addr(%r15),%rsi           addr
+	movR15(c, 0x57, a.entName)  // mov  name(%r15),%rdx           name
+	movR15(c, 0x47, a.entSize8) // mov  size(%r15),%rax           size
+	c.op(0x48, 0x89, 0xdf)      // mov  %rbx,%rdi                 h
+	c.op(0x48, 0x85, 0xc0)      // test %rax,%rax
+	c.jcc(ccNE, name+".var")    // jne  var                       size != 0
 
 	// Kernel: RegisterFunction(h, addr, name, name, -1, 0, 0, 0, 0, 0).
 	c.op(0x48, 0x89, 0xd1)                   // mov  %rdx,%rcx
@@ -162,12 +175,18 @@ func emitGlobalsReg(c *code, name string, fl gpuFlavor, start, stop *objw.Symbol
 	c.jmp(name + ".next") // jmp  next
 
 	c.label(name + ".var")             // var:
-	c.op(0x45, 0x8b, 0x57, entryFlags) // mov  0xc(%r15),%r10d          flags
+	c.op(0x45, 0x8b, 0x57, a.entFlags) // mov  flags(%r15),%r10d        flags
 	c.op(0x45, 0x89, 0xd3)             // mov  %r10d,%r11d
-	c.op(0x41, 0x83, 0xe3, 0x07)       // and  $7,%r11d                 type
-	c.jcc(ccE, name+".global")         // je   global                   type 0
-	c.op(0x41, 0x83, 0xfb, 0x01)       // cmp  $1,%r11d
-	c.jcc(ccE, name+".managed")        // je   managed
+	if a.typeMask {
+		c.op(0x41, 0x83, 0xe3, 0x07) // and  $7,%r11d                 type
+	} else {
+		c.op(0x45, 0x85, 0xdb) // test %r11d,%r11d              LLVM 16: the whole flags value is the type
+	}
+	c.jcc(ccE, name+".global") // je   global                   type 0
+	if a.managed {
+		c.op(0x41, 0x83, 0xfb, 0x01) // cmp  $1,%r11d
+		c.jcc(ccE, name+".managed")  // je   managed
+	}
 	if fl.surfTex {
 		c.op(0x41, 0x83, 0xfb, 0x02) // cmp  $2,%r11d
 		c.jcc(ccE, name+".surface")  // je   surface
@@ -195,23 +214,26 @@ func emitGlobalsReg(c *code, name string, fl gpuFlavor, start, stop *objw.Symbol
 	c.cfaOffset(32)
 	c.jmp(name + ".next")
 
-	// Managed: RegisterManagedVar(h, aux_addr, addr, name, size, (i32)data).
-	c.label(name + ".managed")
-	c.op(0x48, 0x89, 0xd1)              // mov  %rdx,%rcx                name
-	c.op(0x48, 0x89, 0xf2)              // mov  %rsi,%rdx                addr
-	c.op(0x49, 0x8b, 0x77, entryAux)    // mov  0x30(%r15),%rsi          aux_addr
-	c.op(0x49, 0x89, 0xc0)              // mov  %rax,%r8                 size
-	c.op(0x45, 0x8b, 0x4f, entryData)   // mov  0x28(%r15),%r9d          data
-	c.callExt(rt("RegisterManagedVar")) // call __{cuda,hip}RegisterManagedVar@PLT
-	c.jmp(name + ".next")
+	if a.managed {
+		// Managed: RegisterManagedVar(h, aux_addr, addr, name, size, (i32)data).
+		c.label(name + ".managed")
+		c.op(0x48, 0x89, 0xd1)              // mov  %rdx,%rcx                name
+		c.op(0x48, 0x89, 0xf2)              // mov  %rsi,%rdx                addr
+		c.op(0x49, 0x8b, 0x77, entryAux)    // mov  0x30(%r15),%rsi          aux_addr
+		c.op(0x49, 0x89, 0xc0)              // mov  %rax,%r8                 size
+		c.op(0x45, 0x8b, 0x4f, entryData)   // mov  0x28(%r15),%r9d          data
+		c.callExt(rt("RegisterManagedVar")) // call __{cuda,hip}RegisterManagedVar@PLT
+		c.jmp(name + ".next")
+	}
 
 	if fl.surfTex {
 		// surfTexArgs loads the arguments RegisterSurface and
-		// RegisterTexture share after (h, addr): name twice, (i32)data,
-		// then flags bit `bit` as the sixth.
+		// RegisterTexture share after (h, addr): name twice, (i32)data
+		// (Data, or LLVM 19's reserved field), then flags bit `bit` as the
+		// sixth.
 		surfTexArgs := func(bit byte) {
 			c.op(0x48, 0x89, 0xd1)            // mov  %rdx,%rcx
-			c.op(0x45, 0x8b, 0x47, entryData) // mov  0x28(%r15),%r8d          data
+			c.op(0x45, 0x8b, 0x47, a.entData) // mov  data(%r15),%r8d          data
 			c.op(0x45, 0x89, 0xd1)            // mov  %r10d,%r9d
 			c.op(0x41, 0xc1, 0xe9, bit)       // shr  $bit,%r9d
 			c.op(0x41, 0x83, 0xe1, 0x01)      // and  $1,%r9d
@@ -240,7 +262,7 @@ func emitGlobalsReg(c *code, name string, fl gpuFlavor, start, stop *objw.Symbol
 	}
 
 	c.label(name + ".next")           // next:
-	c.op(0x49, 0x83, 0xc7, entrySize) // add  $56,%r15
+	c.op(0x49, 0x83, 0xc7, a.entSize) // add  $56,%r15 (32 for LLVM 16-19)
 	c.jmp(name + ".loop")             // jmp  loop
 	c.label(name + ".end")            // end:
 	c.op(0x5b)                        // pop  %rbx
@@ -296,6 +318,17 @@ func emitGPUX86(m *module, fl gpuFlavor, segSym, bssSym *objw.Symbol) {
 	c.endFn()
 
 	start, stop := m.entryBounds()
-	emitGlobalsReg(c, globals, fl, start, stop, rt)
+	emitGlobalsReg(c, globals, fl, m.abi, start, stop, rt)
 
+}
+
+// movR15 emits mov off(%r15),%reg for a 64-bit load: modrm selects the
+// destination (0x77 %rsi, 0x57 %rdx, 0x47 %rax, disp8 form), except that
+// offset 0 uses the no-displacement form (mod 00), as an assembler would.
+func movR15(c *code, modrm, off byte) {
+	if off == 0 {
+		c.op(0x49, 0x8b, modrm&^0x40) // mov  (%r15),%reg
+		return
+	}
+	c.op(0x49, 0x8b, modrm, off) // mov  off(%r15),%reg
 }

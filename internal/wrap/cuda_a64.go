@@ -47,6 +47,7 @@ func emitGPUA64(m *module, fl gpuFlavor, segSym, bssSym *objw.Symbol) {
 	c.endFn()
 
 	start, stop := m.entryBounds()
+	a := m.abi
 	l := func(s string) string { return globals + "." + s }
 	c.fn(globals)
 	c.ins(a64SubImm(sp, sp, 48)) // sub  sp, sp, #48           [sp, sp+16): stack args
@@ -57,21 +58,23 @@ func emitGPUA64(m *module, fl gpuFlavor, segSym, bssSym *objw.Symbol) {
 	c.ins(a64Stp(20, 19, sp, 32)) // stp  x20, x19, [sp, #32]
 	c.saved(dwA64X20, 16)
 	c.saved(dwA64X19, 8)
-	c.ins(a64MovX(19, 0))                 // mov  x19, x0               h
-	c.a64AdrpAdd(21, start, 0)            // adrp/add x21, __start_llvm_offload_entries
-	c.a64AdrpAdd(20, stop, 0)             // adrp/add x20, __stop_llvm_offload_entries
-	c.label(l("loop"))                    // loop:
-	c.ins(a64CmpX(21, 20))                // cmp  x21, x20
-	c.a64BCond(condHS, l("end"))          // b.hs end                   entry >= stop
-	c.ins(a64LdrH(8, 21, entryKind))      // ldrh w8, [x21, #10]        Kind
-	c.ins(a64CmpWImm(8, uint32(fl.kind))) // cmp  w8, #kind
-	c.a64BCond(condNE, l("next"))         // b.ne next
-	c.ins(a64LdrX(1, 21, entryAddr))      // ldr  x1, [x21, #16]        addr
-	c.ins(a64LdrX(2, 21, entryName))      // ldr  x2, [x21, #24]        name
-	c.ins(a64LdrX(8, 21, entrySizeField)) // ldr  x8, [x21, #32]       size
-	c.ins(a64MovX(0, 19))                 // mov  x0, x19               h
-	c.ins(a64CmpXImm(8, 0))               // cmp  x8, #0
-	c.a64BCond(condNE, l("var"))          // b.ne var
+	c.ins(a64MovX(19, 0))        // mov  x19, x0               h
+	c.a64AdrpAdd(21, start, 0)   // adrp/add x21, __start_llvm_offload_entries
+	c.a64AdrpAdd(20, stop, 0)    // adrp/add x20, __stop_llvm_offload_entries
+	c.label(l("loop"))           // loop:
+	c.ins(a64CmpX(21, 20))       // cmp  x21, x20
+	c.a64BCond(condHS, l("end")) // b.hs end                   entry >= stop
+	if a.kindCheck {
+		c.ins(a64LdrH(8, 21, entryKind))      // ldrh w8, [x21, #10]        Kind
+		c.ins(a64CmpWImm(8, uint32(fl.kind))) // cmp  w8, #kind
+		c.a64BCond(condNE, l("next"))         // b.ne next
+	}
+	c.ins(a64LdrX(1, 21, uint32(a.entAddr)))  // ldr  x1, [x21, #addr]      addr
+	c.ins(a64LdrX(2, 21, uint32(a.entName)))  // ldr  x2, [x21, #name]      name
+	c.ins(a64LdrX(8, 21, uint32(a.entSize8))) // ldr  x8, [x21, #size]      size
+	c.ins(a64MovX(0, 19))                     // mov  x0, x19               h
+	c.ins(a64CmpXImm(8, 0))                   // cmp  x8, #0
+	c.a64BCond(condNE, l("var"))              // b.ne var
 
 	// Kernel: RegisterFunction(h, addr, name, name, -1, 0, 0, 0, [sp]=0, [sp+8]=0).
 	c.ins(a64MovX(3, 2))            // mov  x3, x2
@@ -84,12 +87,18 @@ func emitGPUA64(m *module, fl gpuFlavor, segSym, bssSym *objw.Symbol) {
 	c.a64B(l("next"))
 
 	c.label(l("var"))
-	c.ins(a64LdrW(9, 21, entryFlags)) // ldr  w9, [x21, #12]       flags
-	c.ins(a64Ubfx(10, 9, 0, 3))       // ubfx w10, w9, #0, #3      type
-	c.ins(a64CmpWImm(10, 0))          // cmp  w10, #0
+	c.ins(a64LdrW(9, 21, uint32(a.entFlags))) // ldr  w9, [x21, #flags]    flags
+	if a.typeMask {
+		c.ins(a64Ubfx(10, 9, 0, 3)) // ubfx w10, w9, #0, #3      type
+	} else {
+		c.ins(a64MovW(10, 9)) // mov  w10, w9              LLVM 16: the whole flags value is the type
+	}
+	c.ins(a64CmpWImm(10, 0)) // cmp  w10, #0
 	c.a64BCond(condEQ, l("global"))
-	c.ins(a64CmpWImm(10, 1)) // cmp  w10, #1
-	c.a64BCond(condEQ, l("managed"))
+	if a.managed {
+		c.ins(a64CmpWImm(10, 1)) // cmp  w10, #1
+		c.a64BCond(condEQ, l("managed"))
+	}
 	if fl.surfTex {
 		c.ins(a64CmpWImm(10, 2)) // cmp  w10, #2
 		c.a64BCond(condEQ, l("surface"))
@@ -108,37 +117,39 @@ func emitGPUA64(m *module, fl gpuFlavor, segSym, bssSym *objw.Symbol) {
 	c.a64Bl(rt("RegisterVar"))
 	c.a64B(l("next"))
 
-	// Managed: RegisterManagedVar(h, aux_addr, addr, name, size, (i32)data).
-	c.label(l("managed"))
-	c.ins(a64MovX(3, 2))             // mov  x3, x2               name
-	c.ins(a64MovX(2, 1))             // mov  x2, x1               addr
-	c.ins(a64LdrX(1, 21, entryAux))  // ldr  x1, [x21, #48]       aux_addr
-	c.ins(a64MovX(4, 8))             // mov  x4, x8               size
-	c.ins(a64LdrW(5, 21, entryData)) // ldr  w5, [x21, #40]      data
-	c.a64Bl(rt("RegisterManagedVar"))
-	c.a64B(l("next"))
+	if a.managed {
+		// Managed: RegisterManagedVar(h, aux_addr, addr, name, size, (i32)data).
+		c.label(l("managed"))
+		c.ins(a64MovX(3, 2))             // mov  x3, x2               name
+		c.ins(a64MovX(2, 1))             // mov  x2, x1               addr
+		c.ins(a64LdrX(1, 21, entryAux))  // ldr  x1, [x21, #48]       aux_addr
+		c.ins(a64MovX(4, 8))             // mov  x4, x8               size
+		c.ins(a64LdrW(5, 21, entryData)) // ldr  w5, [x21, #40]      data
+		c.a64Bl(rt("RegisterManagedVar"))
+		c.a64B(l("next"))
+	}
 
 	if fl.surfTex {
 		// Surface: RegisterSurface(h, addr, name, name, (i32)data, extern).
 		c.label(l("surface"))
-		c.ins(a64MovX(3, 2))             // mov  x3, x2
-		c.ins(a64LdrW(4, 21, entryData)) // ldr  w4, [x21, #40]      data
-		c.ins(a64Ubfx(5, 9, 3, 1))       // ubfx w5, w9, #3, #1      extern
+		c.ins(a64MovX(3, 2))                     // mov  x3, x2
+		c.ins(a64LdrW(4, 21, uint32(a.entData))) // ldr  w4, [x21, #data]    data (LLVM 19: reserved)
+		c.ins(a64Ubfx(5, 9, 3, 1))               // ubfx w5, w9, #3, #1      extern
 		c.a64Bl(rt("RegisterSurface"))
 		c.a64B(l("next"))
 
 		// Texture: RegisterTexture(h, addr, name, name, (i32)data, normalized, extern).
 		c.label(l("texture"))
-		c.ins(a64MovX(3, 2))             // mov  x3, x2
-		c.ins(a64LdrW(4, 21, entryData)) // ldr  w4, [x21, #40]      data
-		c.ins(a64Ubfx(5, 9, 5, 1))       // ubfx w5, w9, #5, #1      normalized
-		c.ins(a64Ubfx(6, 9, 3, 1))       // ubfx w6, w9, #3, #1      extern
+		c.ins(a64MovX(3, 2))                     // mov  x3, x2
+		c.ins(a64LdrW(4, 21, uint32(a.entData))) // ldr  w4, [x21, #data]    data (LLVM 19: reserved)
+		c.ins(a64Ubfx(5, 9, 5, 1))               // ubfx w5, w9, #5, #1      normalized
+		c.ins(a64Ubfx(6, 9, 3, 1))               // ubfx w6, w9, #3, #1      extern
 		c.a64Bl(rt("RegisterTexture"))
 		c.a64B(l("next"))
 	}
 
 	c.label(l("next"))
-	c.ins(a64AddImm(21, 21, entrySize)) // add  x21, x21, #56
+	c.ins(a64AddImm(21, 21, uint32(a.entSize))) // add  x21, x21, #56 (32 for LLVM 16-19)
 	c.a64B(l("loop"))
 	c.label(l("end"))
 	c.ins(a64Ldp(20, 19, sp, 32)) // ldp  x20, x19, [sp, #32]

@@ -8,6 +8,7 @@ import (
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/offload"
 	"github.com/offload-kit/offload-kit/internal/objw"
+	"github.com/offload-kit/offload-kit/internal/release"
 )
 
 // OpenMPImage is one device image for OpenMP registration: Data is placed
@@ -75,7 +76,8 @@ func BuildOpenMP(opts Options, images [][]byte) (*objw.Object, error) {
 }
 
 func buildOpenMP(opts Options, images []OpenMPImage) (*objw.Object, error) {
-	m, err := newModule(opts)
+	a := abiOf(opts)
+	m, err := newKindModule(opts, a, release.KindOpenMP)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +86,7 @@ func buildOpenMP(opts Options, images []OpenMPImage) (*objw.Object, error) {
 	}
 	o := m.o
 	secName := format.OffloadingSection
-	if opts.Relocatable {
+	if opts.Relocatable && a.relocOK { // LLVM 16's wrapper ignores -r
 		secName = format.OffloadingSection + ".relocatable"
 	}
 	imgSec := o.AddSection(secName, format.SHT_LLVM_OFFLOADING, format.SHF_ALLOC, 8, nil)
@@ -100,6 +102,9 @@ func buildOpenMP(opts Options, images []OpenMPImage) (*objw.Object, error) {
 		off := imgSec.Pad(8)
 		imgSec.Append(img.Data)
 		pl[i] = placed{off: off, start: off + img.Start, end: off + img.End}
+		if !a.ompPayload { // LLVM 16 registers the whole buffer, OffloadBinary header included
+			pl[i].start, pl[i].end = off, off+uint64(len(img.Data))
+		}
 		name := ".omp_offloading.device_image"
 		if i > 0 {
 			name = fmt.Sprintf("%s.%d", name, i)
@@ -127,10 +132,16 @@ func buildOpenMP(opts Options, images []OpenMPImage) (*objw.Object, error) {
 	m.ptr(rel, stop, 0)
 	o.AddSymbol(".omp_offloading.descriptor", rel, descOff, 32, objw.STB_LOCAL, objw.STT_OBJECT, objw.STV_DEFAULT)
 
+	// LLVM 18 and later: a priority-101 constructor that registers and
+	// hands the unregistration to atexit. LLVM 16: a priority-1
+	// constructor and a priority-1 destructor.
 	emitDescFuncs(m, relSym, int64(descOff), ".omp_offloading.descriptor_reg", ".omp_offloading.descriptor_unreg",
-		"__tgt_register_lib", "__tgt_unregister_lib", true)
+		"__tgt_register_lib", "__tgt_unregister_lib", a.ompAtexit)
 
-	m.ctorArray(101, false, m.fnOff(".omp_offloading.descriptor_reg"))
+	m.ctorArray(a.ctorPrio, false, m.fnOff(".omp_offloading.descriptor_reg"))
+	if !a.ompAtexit {
+		m.ctorArray(a.ctorPrio, true, m.fnOff(".omp_offloading.descriptor_unreg"))
+	}
 	if _, err := m.finish(); err != nil {
 		return nil, err
 	}

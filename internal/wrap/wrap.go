@@ -16,6 +16,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/internal/objw"
+	"github.com/offload-kit/offload-kit/internal/release"
 )
 
 // Options selects the host target of a wrapper object.
@@ -28,6 +29,14 @@ type Options struct {
 	// Relocatable puts OpenMP images into .llvm.offloading.relocatable
 	// instead of .llvm.offloading (linker-wrapper -r, spec §8).
 	Relocatable bool
+	// Release is the LLVM release whose clang-linker-wrapper the object
+	// stands in for: its entry layout and sections, flag decoding,
+	// constructor priorities and OpenMP descriptor (legacy.go). The zero
+	// value (Major 0) is LLVM 22. OpenMP, CUDA and HIP honour it; SYCL
+	// objects are LLVM 22's for every release. Releases 16-19 are
+	// implemented for ELF hosts only: a Windows host returns an error
+	// wrapping format.ErrUnsupported.
+	Release release.Profile
 
 	// winABI (tests only) emits the Windows x64 code templates into an
 	// x86-64 ELF object, so that they can be run on Linux against stubs
@@ -64,8 +73,10 @@ type module struct {
 	o           *objw.Object
 	text        *objw.Section // .text (empty, as llc emits it)
 	startup     *objw.Section // .text.startup
-	entries     *objw.Section // llvm_offload_entries
-	start, stop *objw.Symbol  // __start_/__stop_llvm_offload_entries
+	entries     *objw.Section // llvm_offload_entries (or the release's per-kind entry section)
+	entSec      string        // the entry section's name
+	start, stop *objw.Symbol  // __start_/__stop_<entSec>
+	abi         regABI        // the release's registration ABI
 	ext         map[string]*objw.Symbol
 	c           *code
 	a64         bool          // AArch64 host (else x86-64)
@@ -77,19 +88,31 @@ type module struct {
 }
 
 func newModule(opts Options) (*module, error) {
+	return newKindModule(opts, abiOf(Options{}), release.KindSYCL)
+}
+
+// newKindModule is newModule for a registration kind (release.KindOpenMP,
+// ...) under ABI a: the entry section is the one a's release writes kind's
+// entries into, and it is added now unless a adds it later (entriesLate).
+func newKindModule(opts Options, a regABI, kind string) (*module, error) {
 	machine, coff, err := checkTriple(opts.Triple)
 	if err != nil {
 		return nil, err
 	}
+	if err := a.check(opts, coff); err != nil {
+		return nil, err
+	}
 	if coff {
-		return newCOFFModule(), nil
+		m := newCOFFModule()
+		m.abi, m.entSec = a, "llvm_offload_entries"
+		return m, nil
 	}
 	if opts.winABI && machine != objw.EM_X86_64 {
 		return nil, fmt.Errorf("wrap: internal error: Windows ABI templates need an x86-64 host")
 	}
 	o := objw.NewELF(machine)
 	o.FileName = moduleName
-	m := &module{o: o, ext: map[string]*objw.Symbol{}}
+	m := &module{o: o, ext: map[string]*objw.Symbol{}, abi: a, entSec: a.entrySection(kind)}
 	textAlign := uint64(16)
 	if machine == objw.EM_AARCH64 {
 		m.a64, m.abs64, textAlign = true, objw.R_AARCH64_ABS64, 4
@@ -101,9 +124,23 @@ func newModule(opts Options) (*module, error) {
 	}
 	m.text = o.AddSection(".text", format.SHT_PROGBITS, format.SHF_ALLOC|format.SHF_EXECINSTR, 4, nil)
 	m.startup = o.AddSection(".text.startup", format.SHT_PROGBITS, format.SHF_ALLOC|format.SHF_EXECINSTR, textAlign, nil)
-	m.entries = o.AddSection("llvm_offload_entries", format.SHT_PROGBITS, format.SHF_ALLOC, 8, nil)
-	o.AddSymbol("__dummy.llvm_offload_entries", m.entries, 0, 0, objw.STB_LOCAL, objw.STT_OBJECT, objw.STV_DEFAULT)
+	if !a.entriesLate || kind == release.KindOpenMP { // LLVM 16 adds the CUDA/HIP entry section after the fatbin's
+		m.addEntrySection()
+	}
 	return m, nil
+}
+
+// addEntrySection adds the (empty) entry section with the release's dummy
+// object in it, so that the section and hence __start_/__stop_ always
+// exist: a local __dummy.<section> (LLVM 18 and later), or LLVM 16's
+// GLOBAL HIDDEN __dummy.<kind>_offloading.entry.
+func (m *module) addEntrySection() {
+	m.entries = m.o.AddSection(m.entSec, format.SHT_PROGBITS, format.SHF_ALLOC, 8, nil)
+	if m.abi.dummyGlobal {
+		m.o.AddSymbol(m.abi.dummyName(m.entSec), m.entries, 0, 0, objw.STB_GLOBAL, objw.STT_OBJECT, objw.STV_HIDDEN)
+		return
+	}
+	m.o.AddSymbol(m.abi.dummyName(m.entSec), m.entries, 0, 0, objw.STB_LOCAL, objw.STT_OBJECT, objw.STV_DEFAULT)
 }
 
 // newCOFFModule starts an x86-64 Windows (MSVC) object with the sections
@@ -182,11 +219,13 @@ func (m *module) externVis(name string, vis uint8) *objw.Symbol {
 	return s
 }
 
-// entryBounds returns the hidden __start_/__stop_llvm_offload_entries.
+// entryBounds returns the hidden __start_/__stop_ symbols of the entry
+// section (__start_llvm_offload_entries, or the release's
+// __start_omp_offloading_entries etc.).
 func (m *module) entryBounds() (start, stop *objw.Symbol) {
 	if m.start == nil {
-		m.start = m.externVis("__start_llvm_offload_entries", objw.STV_HIDDEN)
-		m.stop = m.externVis("__stop_llvm_offload_entries", objw.STV_HIDDEN)
+		m.start = m.externVis("__start_"+m.entSec, objw.STV_HIDDEN)
+		m.stop = m.externVis("__stop_"+m.entSec, objw.STV_HIDDEN)
 	}
 	return m.start, m.stop
 }

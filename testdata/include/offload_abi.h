@@ -24,6 +24,23 @@ struct offload_entry {
   void *aux;
 };
 
+/* The older __tgt_offload_entry that clang 16 to 19 write (LLVM 20 replaced
+   it with EntryTy above): libomptarget's struct __tgt_offload_entry of those
+   releases, the IR type %__tgt_offload_entry = { ptr, ptr, i64, i32, i32 }
+   that their clang-linker-wrapper --print-wrapped-module shows; one record
+   of the per-kind sections omp_offloading_entries, cuda_offloading_entries and
+   hip_offloading_entries. There is no kind field; flags is the type (0
+   global, 1 managed, 2 surface, 3 texture) plus, from LLVM 18 on, 8
+   extern, 16 constant, 32 normalized, and clang 19 puts a surface's or
+   texture's dimension in reserved. */
+struct legacy_offload_entry {
+  void *addr;
+  const char *name;
+  uint64_t size;
+  int32_t flags;
+  int32_t reserved;
+};
+
 /* __tgt_device_image and __tgt_bin_desc, passed to __tgt_register_lib:
    getDeviceImageTy and getBinDescTy in
    llvm/lib/Frontend/Offloading/OffloadWrapper.cpp. */
@@ -83,6 +100,7 @@ struct fatbin_wrapper {
 };
 
 _Static_assert(sizeof(struct offload_entry) == 56, "offload_entry");
+_Static_assert(sizeof(struct legacy_offload_entry) == 32, "legacy_offload_entry");
 _Static_assert(sizeof(struct omp_device_image) == 32, "omp_device_image");
 _Static_assert(sizeof(struct omp_bin_desc) == 32, "omp_bin_desc");
 _Static_assert(sizeof(struct sycl_prop) == 32, "sycl_prop");

@@ -24,13 +24,33 @@ static const char *sym(const void *p) {
 
 static const char *h_ok(void *h) { return h == handle ? "ok" : "BAD"; }
 
-// The test fatbins start with a little-endian u64 payload length.
+// The test fatbins start with a little-endian u64 payload length; a HIP
+// fatbin that LLVM's own tools made (the release tests) is an offload
+// bundle ("__CLANG_OFFLOAD_BUNDLE__", u64 count, then per entry u64
+// offset, u64 size, u64 id length, id), whose length is where its last
+// entry ends.
 static void *register_fatbin(const char *who, const struct fatbin_wrapper *w) {
   const unsigned char *data = w->image;
-  uint64_t len;
+  uint64_t len, total;
   memcpy(&len, data, 8);
+  total = len + 8;
+  if (memcmp(data, "__CLANG_OFFLOAD_BUNDLE__", 24) == 0) {
+    uint64_t n, at = 32;
+    memcpy(&n, data + 24, 8);
+    total = 0;
+    for (uint64_t i = 0; i < n && i < 1024; i++) {
+      uint64_t off, size, idlen;
+      memcpy(&off, data + at, 8);
+      memcpy(&size, data + at + 8, 8);
+      memcpy(&idlen, data + at + 16, 8);
+      if (off + size > total) total = off + size;
+      at += 24 + idlen;
+    }
+    len = total;
+    printf("%sRegisterFatBinary: offload bundle, %llu entries\n", who, (unsigned long long)n);
+  }
   uint64_t h = 1469598103934665603ull;
-  for (uint64_t i = 0; i < len + 8; i++) h = (h ^ data[i]) * 1099511628211ull;
+  for (uint64_t i = 0; i < total; i++) h = (h ^ data[i]) * 1099511628211ull;
   printf("%sRegisterFatBinary magic=0x%08x version=%u len=%llu fnv=%016llx null=%d\n", who, w->magic, w->version,
          (unsigned long long)len, (unsigned long long)h, w->reserved == NULL);
   return handle;
@@ -74,5 +94,7 @@ ABI void __cudaRegisterFatBinaryEnd(void *h) { printf("__cudaRegisterFatBinaryEn
 // Kernel-launch entry points referenced by the host stubs (never called).
 int __cudaPopCallConfiguration(void) { return 0; }
 int cudaLaunchKernel(void) { return 0; }
+int cudaSetupArgument(void) { return 0; } // the pre-CUDA-9 launch API clang 16 uses without an SDK
+int cudaLaunch(void) { return 0; }
 int __hipPopCallConfiguration(void) { return 0; }
 int hipLaunchKernel(void) { return 0; }

@@ -15,10 +15,24 @@
 #include "offload_abi.h"
 
 char region_a, global_b[12];
-__attribute__((section("llvm_offload_entries"), used, aligned(8))) struct offload_entry omp_entries[] = {
+#ifdef LEGACY
+// -DLEGACY: the entries as clang 16-19 write them (32-byte
+// __tgt_offload_entry in omp_offloading_entries), for the LLVM 16 and 19
+// wrapper objects.
+typedef struct legacy_offload_entry entry_t;
+__attribute__((section("omp_offloading_entries"), used, aligned(8))) entry_t omp_entries[] = {
+    {&region_a, "__omp_offloading_region_a", 0, 0, 0},
+    {global_b, "global_b", sizeof global_b, 0, 0},
+};
+#define ENTRY_KIND(e) 1u
+#else
+typedef struct offload_entry entry_t;
+__attribute__((section("llvm_offload_entries"), used, aligned(8))) entry_t omp_entries[] = {
     {0, 1, 1, 0, &region_a, "__omp_offloading_region_a", 0, 0, 0},
     {0, 1, 1, 0, global_b, "global_b", sizeof global_b, 0, 0},
 };
+#define ENTRY_KIND(e) (e)->kind
+#endif
 
 static const struct omp_bin_desc *registered;
 
@@ -59,9 +73,10 @@ static uint64_t fnv(const unsigned char *p, const unsigned char *e) {
 ABI void __tgt_register_lib(const struct omp_bin_desc *d) {
   registered = d;
   backtrace_here();
-  printf("register images=%d entries=%ld\n", d->num_images, (long)(d->entries_end - d->entries_begin));
-  for (const struct offload_entry *e = d->entries_begin; e < d->entries_end; e++)
-    printf(" entry kind=%u size=%llu name=%s\n", e->kind, (unsigned long long)e->size, e->name);
+  const entry_t *begin = (const entry_t *)d->entries_begin, *end = (const entry_t *)d->entries_end;
+  printf("register images=%d entries=%ld\n", d->num_images, (long)(end - begin));
+  for (const entry_t *e = begin; e < end; e++)
+    printf(" entry kind=%u size=%llu name=%s\n", ENTRY_KIND(e), (unsigned long long)e->size, e->name);
   for (int i = 0; i < d->num_images; i++) {
     const struct omp_device_image *im = &d->images[i];
     printf(" image %d size=%ld fnv=%016llx same-entries=%d,%d head=%.3s\n", i, (long)(im->end - im->start),
