@@ -86,6 +86,8 @@ func level(pkg string) int {
 		return 1
 	case pkg == "internal/llvm": // the libLLVM binding: stdlib and purego only
 		return 1
+	case pkg == "internal/hostlink": // the one model of the host link line, -l search and linker scripts (stdlib only), for linkwrap's archive selection and cache key
+		return 1
 	case strings.HasPrefix(pkg, "format/"), pkg == "elfembed":
 		return 2
 	case pkg == "internal/run", pkg == "internal/workdir", pkg == "internal/phase", pkg == "internal/objw", pkg == "internal/cache":

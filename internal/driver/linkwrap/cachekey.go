@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/internal/hostlink"
 	"github.com/offload-kit/offload-kit/internal/run"
 )
 
@@ -133,8 +134,9 @@ func (r *keyReads) file(p string) error {
 	return nil
 }
 
-// script scans a text file's words as further references: "-lname" is a
-// library, SEARCH_DIR(dir) a search directory, anything else a file that
+// script scans a text file (a linker script, a response file) for
+// further references, as hostlink.ScriptNames reads it: "-lname" is a
+// library, SEARCH_DIR(dir) a search directory, any other word a file that
 // the linker looks for as given and in the search directories.
 func (r *keyReads) script(p string) error {
 	data, err := os.ReadFile(p)
@@ -149,36 +151,22 @@ func (r *keyReads) script(p string) error {
 	}
 	r.depth++
 	defer func() { r.depth-- }()
-	words := strings.FieldsFunc(string(data), func(c rune) bool {
-		return c <= ' ' || strings.ContainsRune(`()",;'{}`, c)
-	})
-	for i, w := range words {
-		switch {
-		case w == "SEARCH_DIR" && i+1 < len(words):
-			r.addDir(words[i+1])
-		case strings.HasPrefix(w, "-l") && len(w) > 2:
-			r.names = append(r.names, w[2:])
+	for _, n := range hostlink.ScriptNames(string(data)) {
+		switch n.Kind {
+		case hostlink.NameDir:
+			r.addDir(n.Value)
+		case hostlink.NameLib:
+			r.names = append(r.names, n.Value)
 		default:
-			if err := r.file(r.rooted(w)); err != nil {
+			if err := r.file(hostlink.Rooted(n.Value, r.sysroot)); err != nil {
 				return err
 			}
-			if !filepath.IsAbs(w) {
-				r.names = append(r.names, ":"+w)
+			if !filepath.IsAbs(n.Value) {
+				r.names = append(r.names, ":"+n.Value)
 			}
 		}
 	}
 	return nil
-}
-
-// rooted applies the sysroot to "=/path" and "$SYSROOT/path".
-func (r *keyReads) rooted(p string) string {
-	if rest, ok := strings.CutPrefix(p, "="); ok {
-		return r.sysroot + rest
-	}
-	if rest, ok := strings.CutPrefix(p, "$SYSROOT"); ok {
-		return r.sysroot + rest
-	}
-	return p
 }
 
 // candidates returns the words inside an argument that may name a file:
@@ -201,44 +189,36 @@ func candidates(a string) []string {
 }
 
 // args records the files named by a command's arguments (after the
-// program). With linker set, -L, -l, -T and --sysroot are understood the
-// way GNU ld and lld read them.
+// program). With linker set, the arguments are read as the host link line
+// is (hostlink.ParseArgv): -L directories and --sysroot set the search,
+// -l libraries and -T scripts are resolved over it (resolve); every
+// other argument is a possible file name.
 func (r *keyReads) args(argv []string, linker bool) error {
-	for i := 0; i < len(argv); i++ {
-		a := argv[i]
-		next := func() string {
-			if i+1 < len(argv) {
-				i++
-				return argv[i]
+	search := map[int]bool{} // arguments that are -L or -l (with their values)
+	if linker {
+		for _, a := range hostlink.ParseArgv(argv) {
+			switch a.Kind {
+			case hostlink.LibPath:
+				r.addDir(a.Value)
+			case hostlink.Lib:
+				r.names = append(r.names, a.Value)
+			case hostlink.Script:
+				r.names = append(r.names, ":"+a.Value)
+				continue
+			case hostlink.Sysroot:
+				r.sysroot = a.Value
+				continue
+			default:
+				continue
 			}
-			return ""
+			for i := a.Index; i < a.Index+a.N; i++ {
+				search[i] = true
+			}
 		}
-		if linker {
-			switch {
-			case a == "-L" || a == "--library-path":
-				r.addDir(next())
-				continue
-			case strings.HasPrefix(a, "--library-path="):
-				r.addDir(strings.TrimPrefix(a, "--library-path="))
-				continue
-			case strings.HasPrefix(a, "-L"):
-				r.addDir(a[2:])
-				continue
-			case a == "-l" || a == "--library":
-				r.names = append(r.names, next())
-				continue
-			case strings.HasPrefix(a, "--library="):
-				r.names = append(r.names, strings.TrimPrefix(a, "--library="))
-				continue
-			case strings.HasPrefix(a, "-l"):
-				r.names = append(r.names, a[2:])
-				continue
-			case a == "-T" || a == "--script" || a == "-dT" || a == "--default-script":
-				a = next()
-				r.names = append(r.names, ":"+a)
-			case strings.HasPrefix(a, "--sysroot="):
-				r.sysroot = strings.TrimPrefix(a, "--sysroot=")
-			}
+	}
+	for i, a := range argv {
+		if search[i] {
+			continue
 		}
 		for _, c := range candidates(a) {
 			if err := r.file(c); err != nil {
@@ -250,23 +230,16 @@ func (r *keyReads) args(argv []string, linker bool) error {
 }
 
 // resolve hashes every file that a search for each name over the search
-// directories could find: lib<name>.so and lib<name>.a for -l<name>, the
-// name itself for -l:<name> and scripts. Resolving may find scripts that
-// name more libraries; those are resolved too.
+// directories could find (hostlink.Search.Candidates): lib<name>.so and
+// lib<name>.a for -l<name>, the name itself for -l:<name> and scripts.
+// Resolving may find scripts that name more libraries; those are resolved
+// too.
 func (r *keyReads) resolve() error {
 	for done := 0; done < len(r.names); done++ {
-		n := r.names[done]
-		var try []string
-		if exact, ok := strings.CutPrefix(n, ":"); ok {
-			try = []string{exact}
-		} else {
-			try = []string{"lib" + n + ".so", "lib" + n + ".a"}
-		}
-		for _, dir := range r.dirs {
-			for _, f := range try {
-				if err := r.file(filepath.Join(r.rooted(dir), f)); err != nil {
-					return err
-				}
+		s := hostlink.Search{Dirs: r.dirs, Sysroot: r.sysroot}
+		for _, p := range s.Candidates(r.names[done]) {
+			if err := r.file(p); err != nil {
+				return err
 			}
 		}
 	}

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/bitcode"
 	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/internal/hostlink"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
 	"github.com/offload-kit/offload-kit/internal/scan"
 )
@@ -70,44 +70,6 @@ func (o *Options) libraryPaths() []string {
 	return out
 }
 
-func findIn(dir, sysroot, name string) (string, bool) {
-	if rest, ok := strings.CutPrefix(dir, "="); ok {
-		dir = sysroot + rest
-	} else if rest, ok := strings.CutPrefix(dir, "$SYSROOT"); ok {
-		dir = sysroot + rest
-	}
-	p := filepath.Join(dir, name)
-	if st, err := os.Stat(p); err == nil && !st.IsDir() {
-		return p, true
-	}
-	return "", false
-}
-
-func findFromPaths(name, sysroot string, dirs []string) (string, bool) {
-	for _, d := range dirs {
-		if p, ok := findIn(d, sysroot, name); ok {
-			return p, true
-		}
-	}
-	return "", false
-}
-
-// searchLibrary resolves -l<name> as LLVM 22 does: "-l:file" and names
-// ending in ".lib" are file names; otherwise lib<name>.so, then lib<name>.a,
-// each over all search directories.
-func searchLibrary(name, sysroot string, dirs []string) (string, bool) {
-	if rest, ok := strings.CutPrefix(name, ":"); ok {
-		return findFromPaths(rest, sysroot, dirs)
-	}
-	if strings.HasSuffix(name, ".lib") {
-		return findFromPaths(name, sysroot, dirs)
-	}
-	if p, ok := findFromPaths("lib"+name+".so", sysroot, dirs); ok {
-		return p, true
-	}
-	return findFromPaths("lib"+name+".a", sysroot, dirs)
-}
-
 // scanResult holds what scanning found.
 type scanResult struct {
 	objects []*unit // plain objects and --whole-archive members, in order
@@ -117,20 +79,14 @@ type scanResult struct {
 }
 
 // hostModel is what decides, besides objects and archives, which members
-// the host link keeps: the symbols it is told to resolve, shared
-// libraries' definitions and references, --wrap, and the reasons the
-// link line cannot be followed.
+// the host link keeps: what the link line asks (hostlink.Model: the
+// symbols it is told to resolve, --wrap, the reasons it cannot be
+// followed), and shared libraries' definitions and references.
 type hostModel struct {
-	refs      []symRef // -u, --undefined, -e, --defsym, linker-script names ...
-	globs     []symRef // --undefined-glob, --export-dynamic-symbol, version-script names
-	wraps     map[string]bool
+	hostlink.Model
 	sharedDef map[string]int    // symbol -> place of the first shared library defining it
 	sharedRef map[string]string // symbol -> shared library referencing it
-	unsure    []string          // why the model may miss a kept member
 }
-
-// symRef is a symbol name (or pattern) with the reason it is referenced.
-type symRef struct{ name, why string }
 
 func (s *scanResult) close() {
 	for _, f := range s.files {
@@ -147,7 +103,7 @@ func (s *scanResult) readMember(name string) ([]byte, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%s)", fileType(st.Mode()))
+		return nil, fmt.Errorf("not a regular file (%s)", hostlink.FileType(st.Mode()))
 	}
 	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -163,22 +119,6 @@ func (s *scanResult) readMember(name string) ([]byte, error) {
 	}
 	s.files = append(s.files, m)
 	return m.Data, nil
-}
-
-func fileType(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return "mode " + m.String()
 }
 
 // inflatedBytes is what the compressed (v3) binaries among units inflated
@@ -225,240 +165,58 @@ func isSharedObject(data []byte) bool {
 	return et == uint16(elf.ET_DYN)
 }
 
-// hostLibrary resolves -l<name> as GNU ld and ld.lld do for the host
-// link: "-l:file" is a file name; otherwise each directory in turn is
-// searched for lib<name>.so (unless static) and then lib<name>.a, so a
-// static library in an earlier directory wins over a shared one in a later
-// directory (LLVM's searchLibrary tries .so in every directory first).
-func hostLibrary(name, sysroot string, dirs []string, static bool) (string, bool) {
-	if rest, ok := strings.CutPrefix(name, ":"); ok {
-		return findFromPaths(rest, sysroot, dirs)
-	}
-	for _, d := range dirs {
-		if !static {
-			if p, ok := findIn(d, sysroot, "lib"+name+".so"); ok {
-				return p, true
-			}
-		}
-		if p, ok := findIn(d, sysroot, "lib"+name+".a"); ok {
-			return p, true
-		}
-	}
-	return "", false
-}
-
-// maxHostScriptDepth bounds linker scripts naming linker scripts.
-const maxHostScriptDepth = 8
-
-// inputWalker visits the host link's inputs in order.
-type inputWalker struct {
-	d     *driver
-	res   *scanResult
-	dirs  []string
-	pos   int
-	state linkState
-	stack []linkState
-}
-
-// linkState is what --push-state saves.
-type linkState struct {
-	whole, static, startLib bool
-}
-
-// scanInputs walks the host link line in order (spec §2, extended):
-// inputs, -l (searched as the host linker does, honouring -Bstatic),
-// --whole-archive regions, --start-lib objects, linker scripts (INPUT,
-// GROUP, SEARCH_DIR) and shared libraries (their dynamic symbols), and
-// records every option that makes the host link keep archive members.
+// scanInputs walks the host link line in order (spec §2, extended; the
+// walk is internal/hostlink's): inputs, -l (searched as the host linker
+// does, honouring -Bstatic), --whole-archive regions, --start-lib objects,
+// linker scripts (INPUT, GROUP, SEARCH_DIR) and shared libraries (their
+// dynamic symbols), and records every option that makes the host link
+// keep archive members.
 func (d *driver) scanInputs() (*scanResult, error) {
 	o := d.opt
-	res := &scanResult{host: hostModel{wraps: map[string]bool{}, sharedDef: map[string]int{}, sharedRef: map[string]string{}}}
-	w := &inputWalker{d: d, res: res, dirs: o.libraryPaths()}
-	h := &res.host
-	for _, a := range parseLdArgs(o.Args) {
-		var err error
-		switch a.kind {
-		case ldFile:
-			err = w.visit(a.value, 0)
-		case ldLib:
-			err = w.visitLib(a.value, 0)
-		case ldWholeArchive:
-			w.state.whole = true
-		case ldNoWholeArchive:
-			w.state.whole = false
-		case ldStatic:
-			w.state.static = true
-		case ldDynamic:
-			w.state.static = false
-		case ldStartLib:
-			w.state.startLib = true
-		case ldEndLib:
-			w.state.startLib = false
-		case ldPushState:
-			w.stack = append(w.stack, w.state)
-		case ldPopState:
-			if n := len(w.stack); n > 0 {
-				w.state, w.stack = w.stack[n-1], w.stack[:n-1]
-			}
-		case ldRef:
-			h.refs = append(h.refs, symRef{a.value, a.text})
-		case ldRefGlob:
-			h.globs = append(h.globs, symRef{a.value, a.text})
-		case ldExpr:
-			_, expr, _ := strings.Cut(a.value, "=")
-			for _, n := range symbolNames(expr) {
-				h.refs = append(h.refs, symRef{n, a.text})
-			}
-		case ldWrap:
-			h.wraps[a.value] = true
-		case ldScript:
-			err = w.script(a.value, a.text)
-		case ldSymFile:
-			w.symbolFile(a.value, a.text)
-		case ldUnsure:
-			h.unsure = append(h.unsure, "the host linker option '"+a.text+"' is not understood")
-		}
-		if err != nil {
-			return nil, err
-		}
+	res := &scanResult{host: hostModel{sharedDef: map[string]int{}, sharedRef: map[string]string{}}}
+	w := &hostlink.Walker{Search: hostlink.Search{Dirs: o.libraryPaths(), Sysroot: o.Sysroot}}
+	pos := 0
+	w.Visit = func(in hostlink.Input) (string, bool, error) { return d.visit(w, res, &pos, in) }
+	err := w.Walk(parseLdArgs(o.Args))
+	res.host.Model = w.Model
+	if err != nil {
+		return nil, err
 	}
 	return res, nil
 }
 
-func (w *inputWalker) visitLib(name string, depth int) error {
-	p, ok := hostLibrary(name, w.d.opt.Sysroot, w.dirs, w.state.static)
-	if !ok {
-		return fmt.Errorf("unable to find library -l%s", name)
-	}
-	return w.visit(p, depth)
-}
-
-// readText reads a small text file named on the link line (a -T script or
-// a version script), looking in the -L directories when it is not found.
-func (w *inputWalker) readText(name string) (string, error) {
-	p := name
-	if _, err := os.Stat(p); err != nil && !filepath.IsAbs(name) {
-		if q, ok := findFromPaths(name, w.d.opt.Sysroot, w.dirs); ok {
-			p = q
-		}
-	}
-	st, err := os.Stat(p)
-	if err != nil {
-		return "", err
-	}
-	if !st.Mode().IsRegular() {
-		return "", fmt.Errorf("not a regular file (%s)", fileType(st.Mode()))
-	}
-	if st.Size() > maxHostScriptSize {
-		return "", fmt.Errorf("larger than %d bytes", maxHostScriptSize)
-	}
-	data, err := os.ReadFile(p)
-	return string(data), err
-}
-
-// script follows a -T linker script.
-func (w *inputWalker) script(name, text string) error {
-	data, err := w.readText(name)
-	if err != nil {
-		w.res.host.unsure = append(w.res.host.unsure, fmt.Sprintf("linker script %s (%s) cannot be read: %v", name, text, err))
-		return nil
-	}
-	return w.followScript(name, data, 0)
-}
-
-// symbolFile reads a version script or dynamic list: the names it exports
-// are treated as referenced (GNU ld 2.40 and ld.lld 22 keep no member for
-// them; other linkers might).
-func (w *inputWalker) symbolFile(name, text string) {
-	data, err := w.readText(name)
-	var names []string
-	if err == nil {
-		names, err = parseSymbolFile(data)
-	}
-	if err != nil {
-		w.res.host.unsure = append(w.res.host.unsure, fmt.Sprintf("%s (%s) cannot be read: %v", name, text, err))
-		return
-	}
-	for _, n := range names {
-		w.res.host.globs = append(w.res.host.globs, symRef{n, text})
-	}
-}
-
-// followScript applies a linker script: its names are references, its
-// SEARCH_DIRs extend the library search, its INPUT/GROUP files are read
-// in place.
-func (w *inputWalker) followScript(name, text string, depth int) error {
-	info := parseLinkerScript(text)
-	h := &w.res.host
-	if info.unsure != "" {
-		h.unsure = append(h.unsure, fmt.Sprintf("linker script %s: %s", name, info.unsure))
-	}
-	for _, n := range info.refs {
-		h.refs = append(h.refs, symRef{n, "named in linker script " + name})
-	}
-	w.dirs = append(w.dirs, info.searchDirs...)
-	if depth >= maxHostScriptDepth {
-		if len(info.inputs) > 0 {
-			h.unsure = append(h.unsure, fmt.Sprintf("linker script %s: scripts nested more than %d deep", name, maxHostScriptDepth))
-		}
-		return nil
-	}
-	for _, in := range info.inputs {
-		var err error
-		if in.lib {
-			err = w.visitLib(in.name, depth+1)
-		} else {
-			p := in.name
-			if w.d.opt.Sysroot != "" && filepath.IsAbs(p) {
-				if _, e := os.Stat(w.d.opt.Sysroot + p); e == nil {
-					p = w.d.opt.Sysroot + p
-				}
-			}
-			if _, e := os.Stat(p); e != nil && !filepath.IsAbs(p) {
-				if q, ok := findFromPaths(in.name, w.d.opt.Sysroot, w.dirs); ok {
-					p = q
-				}
-			}
-			err = w.visit(p, depth+1)
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	return nil
-}
-
-// visit reads one input file.
-func (w *inputWalker) visit(name string, depth int) error {
-	d, res := w.d, w.res
+// visit reads one input file of the walk w; *count numbers the files
+// read. It returns the text of a linker script for the walk to follow.
+func (d *driver) visit(w *hostlink.Walker, res *scanResult, count *int, in hostlink.Input) (string, bool, error) {
+	name := in.Path
 	st, err := os.Stat(name)
 	if err != nil || !st.Mode().IsRegular() {
 		// Directories, devices, pipes and sockets are left to the
 		// host linker: reading them could block or never end.
-		return nil
+		return "", false, nil
 	}
 	f, err := mmapfile.Open(name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil
+			return "", false, nil
 		}
-		return fmt.Errorf("%s: %w", name, err)
+		return "", false, fmt.Errorf("%s: %w", name, err)
 	}
 	res.files = append(res.files, f)
-	w.pos++
-	pos := w.pos
+	*count++
+	pos := *count
 	if isSharedObject(f.Data) {
-		w.shared(name, f.Data, pos)
-		return nil
+		res.shared(w, name, f.Data, pos)
+		return "", false, nil
 	}
 	k := format.Identify(f.Data)
 	if k == format.KindUnknown {
 		// The host linker reads any other file as a linker script.
-		if len(f.Data) > maxHostScriptSize {
-			res.host.unsure = append(res.host.unsure, fmt.Sprintf("%s: not an object file, and too large to read as a linker script", name))
-			return nil
+		if len(f.Data) > hostlink.MaxScriptSize {
+			w.Unsuref("%s: not an object file, and too large to read as a linker script", name)
+			return "", false, nil
 		}
-		return w.followScript(name, string(f.Data), depth)
+		return string(f.Data), true, nil
 	}
 	isArchive := k == format.KindArchive || k == format.KindThinArchive
 	if d.inflate <= 0 {
@@ -467,9 +225,9 @@ func (w *inputWalker) visit(name string, depth int) error {
 	units, err := scan.Input(name, f.Data, scan.Options{ReadFile: res.readMember, MaxInflated: d.inflate})
 	if err != nil {
 		if errors.Is(err, format.ErrLimit) && strings.Contains(err.Error(), "inflated size") {
-			return fmt.Errorf("%w (compressed offload images may inflate to %d bytes in all; raise the limit with --wrapper-max-inflated=<size>)", err, d.maxInflated())
+			return "", false, fmt.Errorf("%w (compressed offload images may inflate to %d bytes in all; raise the limit with --wrapper-max-inflated=<size>)", err, d.maxInflated())
 		}
-		return err
+		return "", false, err
 	}
 	d.inflate -= inflatedBytes(units)
 	for _, su := range units {
@@ -477,14 +235,14 @@ func (w *inputWalker) visit(name string, depth int) error {
 		if su.Member != "" {
 			u.bufferID = su.Member
 		}
-		if (isArchive && !w.state.whole) || (!isArchive && w.state.startLib) {
+		if (isArchive && !in.Whole) || (!isArchive && in.Lazy) {
 			u.member, u.lazy = isArchive, true
 			res.members = append(res.members, u)
 		} else {
 			res.objects = append(res.objects, u)
 		}
 	}
-	return nil
+	return "", false, nil
 }
 
 // shared records a shared library's dynamic symbols: its strong
@@ -492,11 +250,11 @@ func (w *inputWalker) visit(name string, depth int) error {
 // strong undefined references make the host link keep archive members
 // that define them (GNU ld when the archive follows, ld.lld when it
 // precedes).
-func (w *inputWalker) shared(name string, data []byte, pos int) {
+func (res *scanResult) shared(w *hostlink.Walker, name string, data []byte, pos int) {
 	defs, undefs, ok := dynamicSymbols(data)
-	h := &w.res.host
+	h := &res.host
 	if !ok {
-		h.unsure = append(h.unsure, name+": the dynamic symbol table cannot be read")
+		w.Unsuref("%s: the dynamic symbol table cannot be read", name)
 		return
 	}
 	for _, n := range defs {
@@ -727,8 +485,8 @@ func newHostResolver(m *hostModel) *hostResolver {
 	for n, p := range m.sharedDef {
 		r.blockPos[n] = p
 	}
-	for _, ref := range m.refs {
-		r.ref(ref.name, ref.why)
+	for _, ref := range m.Refs {
+		r.ref(ref.Name, ref.Why)
 	}
 	for n, why := range m.sharedRef {
 		r.ref(n, why)
@@ -743,9 +501,9 @@ func (r *hostResolver) ref(name, why string) {
 		if _, ok := r.refs[name]; !ok {
 			r.refs[name] = why
 		}
-		if r.m.wraps[name] {
+		if r.m.Wraps[name] {
 			name = "__wrap_" + name
-		} else if real, ok := strings.CutPrefix(name, "__real_"); ok && r.m.wraps[real] {
+		} else if real, ok := strings.CutPrefix(name, "__real_"); ok && r.m.Wraps[real] {
 			name = real
 		} else {
 			return
@@ -782,9 +540,9 @@ func (r *hostResolver) keeps(u *unit) string {
 			if why, ok := r.refs[n]; ok {
 				return fmt.Sprintf("the host link keeps it for %s (%s)", n, why)
 			}
-			for _, g := range r.m.globs {
-				if matchSymbol(g.name, n) {
-					return fmt.Sprintf("the host link keeps it for %s (%s)", n, g.why)
+			for _, g := range r.m.Globs {
+				if hostlink.MatchSymbol(g.Name, n) {
+					return fmt.Sprintf("the host link keeps it for %s (%s)", n, g.Why)
 				}
 			}
 		}
@@ -803,7 +561,7 @@ func (r *hostResolver) keeps(u *unit) string {
 // kept member without its device code fails at run time.
 func selectMembers(sr *scanResult, shouldExtract map[string]bool) {
 	objects, members := sr.objects, sr.members
-	unsure := sr.host.unsure
+	unsure := sr.host.Unsure
 	for _, u := range objects {
 		if hasHostSymbols(u) && !u.loadSymbols() {
 			unsure = append(unsure, u.origin+": the symbol table cannot be read")

@@ -4,28 +4,29 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/offload-kit/offload-kit/internal/hostlink"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // ldArgsOf parses a wrapper command line and returns the host-linker
-// meaning of its arguments as "kind:value" strings.
+// meaning of its arguments (hostlink after the wrapper's table) as "kind:value" strings.
 func ldArgsOf(t *testing.T, args ...string) []string {
 	t.Helper()
 	o, err := ParseArgs(args)
 	require.NoError(t, err)
 	var out []string
 	for _, a := range parseLdArgs(o.Args) {
-		out = append(out, ldKindNames[a.kind]+":"+a.value)
+		out = append(out, ldKindNames[a.Kind]+":"+a.Value)
 	}
 	return out
 }
 
-var ldKindNames = map[ldKind]string{
-	ldFile: "file", ldLib: "lib", ldLibPath: "L", ldWholeArchive: "whole", ldNoWholeArchive: "nowhole",
-	ldStatic: "static", ldDynamic: "dynamic", ldPushState: "push", ldPopState: "pop",
-	ldStartLib: "startlib", ldEndLib: "endlib", ldRef: "ref", ldRefGlob: "glob", ldExpr: "expr",
-	ldScript: "script", ldSymFile: "symfile", ldWrap: "wrap", ldUnsure: "unsure",
+var ldKindNames = map[hostlink.Kind]string{
+	hostlink.File: "file", hostlink.Lib: "lib", hostlink.LibPath: "L", hostlink.WholeArchive: "whole", hostlink.NoWholeArchive: "nowhole",
+	hostlink.Static: "static", hostlink.Dynamic: "dynamic", hostlink.PushState: "push", hostlink.PopState: "pop",
+	hostlink.StartLib: "startlib", hostlink.EndLib: "endlib", hostlink.Ref: "ref", hostlink.RefGlob: "glob", hostlink.Expr: "expr",
+	hostlink.Script: "script", hostlink.SymFile: "symfile", hostlink.Wrap: "wrap", hostlink.Unsure: "unsure",
 }
 
 func TestParseLdArgs(t *testing.T) {
@@ -69,44 +70,6 @@ func TestParseLdArgs(t *testing.T) {
 	}
 }
 
-func TestParseLinkerScript(t *testing.T) {
-	libc := "/* GNU ld script\n   Use the shared library. */\nOUTPUT_FORMAT(elf64-x86-64)\n" +
-		"GROUP ( /lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libc_nonshared.a  AS_NEEDED ( /lib64/ld-linux-x86-64.so.2 ) )\n"
-	info := parseLinkerScript(libc)
-	assert.Equal(t, "", info.unsure)
-	assert.Equal(t, []scriptInput{{"/lib/x86_64-linux-gnu/libc.so.6", false}, {"/usr/lib/x86_64-linux-gnu/libc_nonshared.a", false},
-		{"/lib64/ld-linux-x86-64.so.2", false}}, info.inputs)
-	assert.Empty(t, info.refs)
-
-	info = parseLinkerScript("SEARCH_DIR(\"=/opt/lib\") INPUT(-lfoo \"b.o\", c.a)\nEXTERN(lib3_run other) ENTRY(start)\nalias = target + 4;\nPROVIDE(p = q);")
-	assert.Equal(t, "", info.unsure)
-	assert.Equal(t, []string{"=/opt/lib"}, info.searchDirs)
-	assert.Equal(t, []scriptInput{{"foo", true}, {"b.o", false}, {"c.a", false}}, info.inputs)
-	for _, n := range []string{"lib3_run", "other", "start", "target", "q"} {
-		assert.Contains(t, info.refs, n)
-	}
-	assert.NotEqual(t, "", parseLinkerScript("SECTIONS { .text : { x.o(.text) } }").unsure)
-	assert.NotEqual(t, "", parseLinkerScript("INCLUDE other.ld").unsure)
-	assert.NotEqual(t, "", parseLinkerScript("/* open").unsure)
-	assert.NotEqual(t, "", parseLinkerScript("INPUT(\"a.o)").unsure)
-}
-
-func TestParseSymbolFile(t *testing.T) {
-	names, err := parseSymbolFile("VERS_1 { global: f; g*; local: *; };\nVERS_2 { h; extern \"C++\" { \"ns::fn*\"; }; } VERS_1;")
-	require.NoError(t, err)
-	assert.Equal(t, []string{"VERS_1", "f", "g*", "VERS_2", "h", "VERS_1"}, names)
-	names, err = parseSymbolFile("{ a; b; };")
-	require.NoError(t, err)
-	assert.Equal(t, []string{"a", "b"}, names)
-	assert.True(t, matchSymbol("g*", "gamma"))
-	assert.False(t, matchSymbol("g*", "alpha"))
-	assert.True(t, matchSymbol("[", "["), "a malformed pattern matches itself")
-}
-
-func TestSymbolNames(t *testing.T) {
-	assert.Equal(t, []string{"f", "ADDR", ".text", "__start_x$y"}, symbolNames("f+0x10*ADDR(.text)-__start_x$y"))
-}
-
 // FuzzParseLdArgs checks that any wrapper command line gives a host-link
 // model without panicking and that every unknown argument is accounted for.
 func FuzzParseLdArgs(f *testing.F) {
@@ -120,33 +83,8 @@ func FuzzParseLdArgs(f *testing.F) {
 			return
 		}
 		for _, a := range parseLdArgs(o.Args) {
-			if _, ok := ldKindNames[a.kind]; !ok {
-				t.Fatalf("unexpected kind %d", a.kind)
-			}
-		}
-	})
-}
-
-// FuzzParseLinkerScript checks that linker scripts and symbol files of any
-// content are read without panicking.
-func FuzzParseLinkerScript(f *testing.F) {
-	for _, s := range []string{"GROUP ( /a.so.6 AS_NEEDED ( /b.so ) )", "EXTERN(a b) x = y + 1; /* c */",
-		"SECTIONS { .t : { *(.text) } }", "{ global: f; local: *; };", "INPUT(\"q", "/*"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		info := parseLinkerScript(s)
-		if info.unsure == "" {
-			for _, in := range info.inputs {
-				if in.name == "" && !in.lib {
-					t.Fatalf("empty input name from %q", s)
-				}
-			}
-		}
-		_, _ = parseSymbolFile(s)
-		for _, n := range symbolNames(s) {
-			if n == "" || n[0] >= '0' && n[0] <= '9' {
-				t.Fatalf("bad name %q", n)
+			if _, ok := ldKindNames[a.Kind]; !ok {
+				t.Fatalf("unexpected kind %d", a.Kind)
 			}
 		}
 	})

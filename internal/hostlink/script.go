@@ -1,12 +1,13 @@
-package linkwrap
+package hostlink
 
 // Reading the text files a host link may be given: linker scripts (an
 // input that is not an object, an archive or a shared library is one, as
-// libc.so is), version scripts and dynamic lists. Only what can make the
-// link keep an archive member is extracted; the rest is skipped. A script
-// that can add inputs in ways this reader does not follow (SECTIONS input
-// descriptions, INCLUDE) is reported as not followed, and the caller then
-// takes every archive member.
+// libc.so is), version scripts and dynamic lists. ParseScript extracts
+// what decides which files the link reads and which archive members it
+// may keep; a script that can add inputs in ways it does not follow
+// (SECTIONS input descriptions, INCLUDE) is reported as not followed.
+// ScriptNames is the same reader for a caller that must not miss a file
+// (the device-link cache key): every word may name one.
 
 import (
 	"fmt"
@@ -14,21 +15,22 @@ import (
 	"strings"
 )
 
-// maxHostScriptSize bounds the linker scripts and symbol files read.
-const maxHostScriptSize = 4 << 20
+// MaxScriptSize bounds the linker scripts and symbol files read.
+const MaxScriptSize = 4 << 20
 
-// scriptInput is a file named by INPUT, GROUP, AS_NEEDED or STARTUP.
-type scriptInput struct {
-	name string
-	lib  bool // "-l<name>"
+// ScriptInput is a file named by INPUT, GROUP, AS_NEEDED or STARTUP.
+type ScriptInput struct {
+	Name string
+	Lib  bool // "-l<name>"
 }
 
-// ldScriptInfo is what a linker script means for archive extraction.
-type ldScriptInfo struct {
-	inputs     []scriptInput
-	searchDirs []string
-	refs       []string // symbol names the script may reference
-	unsure     string   // why the script cannot be followed; "" when it can
+// ScriptInfo is what a linker script means for the link: the files it
+// adds, the directories it searches, the symbols it names.
+type ScriptInfo struct {
+	Inputs     []ScriptInput
+	SearchDirs []string
+	Refs       []string // symbol names the script may reference
+	Unsure     string   // why the script cannot be followed; "" when it can
 }
 
 type scriptTok struct {
@@ -38,7 +40,8 @@ type scriptTok struct {
 
 // tokenizeScript splits linker-script text into words (quoted strings keep
 // their quotes) and the punctuation ( ) { } ; , after removing /* */
-// comments. It fails on an unterminated comment or string.
+// comments. It fails on an unterminated comment or string, returning
+// the words before it (and an unterminated string as one word).
 func tokenizeScript(s string) ([]scriptTok, error) {
 	var toks []scriptTok
 	for i := 0; i < len(s); {
@@ -49,13 +52,13 @@ func tokenizeScript(s string) ([]scriptTok, error) {
 		case strings.HasPrefix(s[i:], "/*"):
 			end := strings.Index(s[i+2:], "*/")
 			if end < 0 {
-				return nil, fmt.Errorf("unterminated comment")
+				return toks, fmt.Errorf("unterminated comment")
 			}
 			i += end + 4
 		case c == '"':
 			end := strings.IndexByte(s[i+1:], '"')
 			if end < 0 {
-				return nil, fmt.Errorf("unterminated string")
+				return append(toks, scriptTok{text: s[i:]}), fmt.Errorf("unterminated string")
 			}
 			toks = append(toks, scriptTok{text: s[i : i+end+2]})
 			i += end + 2
@@ -74,9 +77,9 @@ func tokenizeScript(s string) ([]scriptTok, error) {
 	return toks, nil
 }
 
-// symbolNames returns the identifiers in an expression or word: runs of
+// SymbolNames returns the identifiers in an expression or word: runs of
 // letters, digits, '_', '.' and '$' that do not start with a digit.
-func symbolNames(s string) []string {
+func SymbolNames(s string) []string {
 	var out []string
 	isID := func(c byte) bool {
 		return c == '_' || c == '.' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
@@ -105,12 +108,12 @@ func unquote(s string) string {
 	return s
 }
 
-// parseLinkerScript reads a GNU ld linker script.
-func parseLinkerScript(text string) ldScriptInfo {
-	var info ldScriptInfo
+// ParseScript reads a GNU ld linker script.
+func ParseScript(text string) ScriptInfo {
+	var info ScriptInfo
 	toks, err := tokenizeScript(text)
 	if err != nil {
-		info.unsure = err.Error()
+		info.Unsure = err.Error()
 		return info
 	}
 	// group returns the index after the parenthesised group starting at i
@@ -151,24 +154,24 @@ func parseLinkerScript(text string) ldScriptInfo {
 				if w == "" {
 					// "" names no file the linker could open: not sure
 					// what it links, so take everything.
-					info.unsure = "an empty input file name"
+					info.Unsure = "an empty input file name"
 					return
 				}
 				if lib, ok := strings.CutPrefix(w, "-l"); ok {
-					info.inputs = append(info.inputs, scriptInput{lib, true})
+					info.Inputs = append(info.Inputs, ScriptInput{lib, true})
 				} else {
-					info.inputs = append(info.inputs, scriptInput{w, false})
+					info.Inputs = append(info.Inputs, ScriptInput{w, false})
 				}
 			})
 		case "SEARCH_DIR":
-			i = group(i+1, func(w string) { info.searchDirs = append(info.searchDirs, unquote(w)) })
+			i = group(i+1, func(w string) { info.SearchDirs = append(info.SearchDirs, unquote(w)) })
 		case "OUTPUT_FORMAT", "OUTPUT_ARCH", "TARGET", "OUTPUT":
 			i = group(i+1, func(string) {})
 		case "INCLUDE":
-			info.unsure = "INCLUDE is not followed"
+			info.Unsure = "INCLUDE is not followed"
 			return info
 		case "SECTIONS":
-			info.unsure = "SECTIONS may name input files"
+			info.Unsure = "SECTIONS may name input files"
 			return info
 		default:
 			// ENTRY(sym), EXTERN(sym ...), assignments, PROVIDE, ASSERT,
@@ -179,7 +182,7 @@ func parseLinkerScript(text string) ldScriptInfo {
 			for ; i < len(toks); i++ {
 				tk := toks[i]
 				if tk.punct == 0 {
-					info.refs = append(info.refs, symbolNames(unquote(tk.text))...)
+					info.Refs = append(info.Refs, SymbolNames(unquote(tk.text))...)
 					continue
 				}
 				switch tk.punct {
@@ -198,9 +201,9 @@ func parseLinkerScript(text string) ldScriptInfo {
 	return info
 }
 
-// parseSymbolFile reads a version script or dynamic list and returns the
+// ParseSymbolFile reads a version script or dynamic list and returns the
 // symbol names and patterns outside "local:" scopes.
-func parseSymbolFile(text string) ([]string, error) {
+func ParseSymbolFile(text string) ([]string, error) {
 	toks, err := tokenizeScript(text)
 	if err != nil {
 		return nil, err
@@ -242,9 +245,9 @@ func parseSymbolFile(text string) ([]string, error) {
 	return out, nil
 }
 
-// matchSymbol reports whether name matches a version-script style glob
+// MatchSymbol reports whether name matches a version-script style glob
 // (*, ? and [...]); a malformed pattern matches only itself.
-func matchSymbol(pattern, name string) bool {
+func MatchSymbol(pattern, name string) bool {
 	if !strings.ContainsAny(pattern, "*?[") {
 		return pattern == name
 	}
@@ -253,4 +256,50 @@ func matchSymbol(pattern, name string) bool {
 		return pattern == name
 	}
 	return ok
+}
+
+// NameKind is what a word of ScriptNames names.
+type NameKind int
+
+const (
+	NameFile NameKind = iota // a file, as given or searched for in the search directories
+	NameLib                  // "-l<name>": a library searched for as -l is
+	NameDir                  // SEARCH_DIR(<dir>): a search directory
+)
+
+// Name is one word of a text file the linker reads that may name a file.
+type Name struct {
+	Kind  NameKind
+	Value string
+}
+
+// ScriptNames reads a text file the linker reads (a linker script, a
+// response file) for a caller that must not miss a file it names: every
+// word, in order, unquoted, outside comments, is a possible file name,
+// except the directory after SEARCH_DIR and "-l<name>" libraries. It reads
+// what it can of a malformed file.
+func ScriptNames(text string) []Name {
+	toks, _ := tokenizeScript(text)
+	var out []Name
+	for i := 0; i < len(toks); i++ {
+		if toks[i].punct != 0 {
+			continue
+		}
+		w := unquote(toks[i].text)
+		switch {
+		case w == "SEARCH_DIR":
+			for j := i + 1; j < len(toks); j++ {
+				if toks[j].punct == 0 {
+					out = append(out, Name{NameDir, unquote(toks[j].text)})
+					i = j
+					break
+				}
+			}
+		case strings.HasPrefix(w, "-l") && len(w) > 2:
+			out = append(out, Name{NameLib, w[2:]})
+		case w != "":
+			out = append(out, Name{NameFile, w})
+		}
+	}
+	return out
 }
