@@ -40,6 +40,9 @@ type Binary struct {
 	Strings     []KV   // on-disk order
 	ImageOffset uint64 // relative to the start of this binary
 	Image       []byte // zero-copy slice of the payload (for v3: slice of the decompressed body)
+	// InflatedSize is a compressed v3 binary's InflatedSize (its size once
+	// inflated); 0 when the binary was not compressed (v3.go).
+	InflatedSize uint64
 }
 
 // Get returns the value of key, or "" if it is missing (LLVM's getString).
@@ -385,6 +388,9 @@ func (p *parser) parseMulti(version uint32, maxInfl int64) ([]*Binary, int64, er
 	}
 	for _, b := range bins {
 		b.Size = onDiskSize
+		if version == 3 {
+			b.InflatedSize = p.u64(32)
+		}
 		b.Offset = p.base
 	}
 	return bins, int64(onDiskSize), nil

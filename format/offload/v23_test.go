@@ -169,7 +169,10 @@ func TestV23FromSpec(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, int64(size), n)
 			checkHand(t, bins, c.version, size)
-			assert.Equal(t, c.version == 3 && le.Uint64(c.b[32:]) != 0, Compressed(c.b, bins[0]))
+			for _, b := range bins {
+				assert.Equal(t, map[bool]uint64{true: 296}[c.version == 3 && le.Uint64(c.b[32:]) != 0], b.InflatedSize)
+			}
+			assert.Equal(t, c.version == 3 && le.Uint64(c.b[32:]) != 0, Compressed(bins[0]))
 			// Our writers' output round-trips through the reader.
 			imgs := make([]*Image, len(bins))
 			for i, b := range bins {

@@ -283,3 +283,29 @@ func SYCLBlobFromBinaries(data []byte) ([]byte, error) {
 	}
 	return offload.AppendBinaryV3(nil, imgs, "", 0)
 }
+
+// SYCLImagesFromBinaries decodes SYCL OffloadBinaries of any version into
+// registration images for SYCL (LLVM 22's descriptor form): concatenated
+// v1 binaries as our sycl-linker and clang-sycl-linker 22 write them, and
+// LLVM main's single v2/v3 binary, compressed or not (a compressed v3 is
+// inflated: the images are slices of the inflated body). Kernel names are
+// read from "symbols" in either form (SYCLSymbols). The image bytes are not
+// copied; "properties" is left to the caller, as with SYCLImageFromBinary.
+func SYCLImagesFromBinaries(data []byte) ([]SYCLImage, error) {
+	bins, err := offload.ParseAll(data, offload.ReadOptions{Align8: true})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SYCLImage, 0, len(bins))
+	for i, b := range bins {
+		if b.OffloadKind != format.OfkSYCL {
+			return nil, fmt.Errorf("wrap: sycl: image %d has offload kind %v, expected sycl", i, b.OffloadKind)
+		}
+		syms, err := SYCLSymbols(b.Get("symbols"))
+		if err != nil {
+			return nil, fmt.Errorf("wrap: sycl: image %d: %w", i, err)
+		}
+		out = append(out, SYCLImage{Triple: b.Triple(), Image: b.Image, ImageKind: uint8(b.ImageKind), Symbols: syms})
+	}
+	return out, nil
+}

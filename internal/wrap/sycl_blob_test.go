@@ -241,3 +241,48 @@ func TestSYCLSymbolTable(t *testing.T) {
 		assert.True(t, errors.Is(err, format.ErrTruncated), "%s: %v", name, err)
 	}
 }
+
+// TestSYCLImagesFromCompressed: SYCL images in LLVM main's compressed v3
+// binaries (the only compression main has for them: InflatedSize in the
+// container header, zstd or zlib, no image flag) are inflated for
+// registration, with kernel names from main's symbol table; the images
+// register through LLVM 22's descriptor as any other.
+func TestSYCLImagesFromCompressed(t *testing.T) {
+	blob, err := SYCLBlobFromBinaries(syclBlobInput(t))
+	require.NoError(t, err)
+	bins, err := offload.ParseAll(blob, offload.ReadOptions{})
+	require.NoError(t, err)
+	imgs := make([]*offload.Image, len(bins))
+	for i, b := range bins {
+		imgs[i] = &offload.Image{ImageKind: b.ImageKind, OffloadKind: b.OffloadKind, Strings: b.Strings, Image: b.Image}
+	}
+	want := wantBlobImages()
+	for _, codec := range []string{"zstd", "zlib", ""} {
+		z, err := offload.AppendBinaryV3(nil, imgs, codec, 0)
+		require.NoError(t, err)
+		zb, _, err := offload.Parse(z)
+		require.NoError(t, err)
+		assert.Equal(t, codec != "", offload.Compressed(zb[0]), codec)
+		got, err := SYCLImagesFromBinaries(z)
+		require.NoError(t, err, codec)
+		require.Len(t, got, len(want))
+		for i, g := range got {
+			assert.Equal(t, want[i].triple, g.Triple, "%s image %d", codec, i)
+			assert.Equal(t, want[i].image, g.Image, "%s image %d", codec, i)
+			assert.Equal(t, uint8(want[i].imageKind), g.ImageKind, "%s image %d", codec, i)
+			if len(want[i].symbols) == 0 {
+				assert.Empty(t, g.Symbols)
+			} else {
+				assert.Equal(t, want[i].symbols, g.Symbols, "%s image %d", codec, i)
+			}
+		}
+		_, err = SYCL(Options{Triple: hostTriple}, got)
+		require.NoError(t, err)
+	}
+	// 22's form reads the same way.
+	got, err := SYCLImagesFromBinaries(packV1(0, 8, []byte("x"), "triple", "spirv64", "symbols", "a\nb"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a", "b"}, got[0].Symbols)
+	_, err = SYCLImagesFromBinaries(packV1(0, 1, []byte("x")))
+	assert.ErrorContains(t, err, "expected sycl")
+}

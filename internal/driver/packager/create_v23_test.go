@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -302,4 +303,53 @@ func TestV23Readers(t *testing.T) {
 			assert.Equal(t, wantPayloads, got, "extract: %s", so.String())
 		})
 	}
+}
+
+// TestDumpCompressedSYCL: dump lists the SYCL images of LLVM main's
+// compressed v3 binaries like any other (the default listing stays
+// llvm-objdump's) and --all marks them compressed with their inflated
+// size; extract writes the inflated images.
+func TestDumpCompressedSYCL(t *testing.T) {
+	dir := t.TempDir()
+	imgs := []*offload.Image{
+		{ImageKind: format.ImgSPIRV, OffloadKind: format.OfkSYCL, Strings: []offload.KV{{Key: "triple", Value: "spirv64"}, {Key: "arch", Value: ""}},
+			Image: bytes.Repeat([]byte("spirv words "), 100)},
+		{ImageKind: format.ImgSPIRV, OffloadKind: format.OfkSYCL, Strings: []offload.KV{{Key: "triple", Value: "spirv64"}, {Key: "arch", Value: "k2"}},
+			Image: bytes.Repeat([]byte("more words "), 50)},
+	}
+	plain, err := offload.AppendBinaryV3(nil, imgs, "", 0)
+	require.NoError(t, err)
+	for _, codec := range []string{"zstd", "zlib"} {
+		z, err := offload.AppendBinaryV3(nil, imgs, codec, 0)
+		require.NoError(t, err)
+		name := codec + ".pkg"
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), z, 0o644))
+		out, diags, err := runDump(dir, DumpOptions{Files: []string{name}})
+		require.NoError(t, err, "%v", diags)
+		assert.Equal(t, 2, strings.Count(out, "producer        sycl"), out)
+		assert.NotContains(t, out, "compressed", "the default listing is llvm-objdump's")
+		out, _, err = runDump(dir, DumpOptions{Files: []string{name}, All: true})
+		require.NoError(t, err)
+		want := "compressed      inflated size " + strconv.Itoa(len(plain))
+		assert.Equal(t, 2, strings.Count(out, want), "%s:\n%s", codec, out)
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "plain.pkg"), plain, 0o644))
+	out, _, err := runDump(dir, DumpOptions{Files: []string{"plain.pkg"}, All: true})
+	require.NoError(t, err)
+	assert.NotContains(t, out, "compressed", "an uncompressed v3 is not marked")
+	outDir := filepath.Join(dir, "x")
+	require.NoError(t, os.MkdirAll(outDir, 0o755))
+	var so, se bytes.Buffer
+	require.NoError(t, Extract(context.Background(), &Env{Stdout: &so, Stderr: &se, Tool: "offload-packager", Dir: dir},
+		ExtractOptions{Input: "zstd.pkg", OutDir: outDir}), se.String())
+	ents, err := os.ReadDir(outDir)
+	require.NoError(t, err)
+	var sizes []int
+	for _, e := range ents {
+		fi, err := e.Info()
+		require.NoError(t, err)
+		sizes = append(sizes, int(fi.Size()))
+	}
+	sort.Ints(sizes)
+	assert.Equal(t, []int{550, 1200}, sizes, so.String())
 }

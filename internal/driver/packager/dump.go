@@ -74,6 +74,10 @@ type DumpImage struct {
 	// Contents describes the payload when it is itself a container (a
 	// bundle, fatbin, OffloadBinary...). Filled by --all and --json.
 	Contents *DumpContents `json:"contents,omitempty"`
+	// InflatedSize is a compressed v3 binary's inflated size (0: not
+	// compressed), printed by --all; JSON readers see it as version 3 with
+	// offset -1.
+	InflatedSize uint64 `json:"-"`
 
 	data []byte // the payload when it is not in the file (ImageOffset -1), for the kernels view
 }
@@ -326,6 +330,7 @@ func describe(file []byte, bins []*offload.Binary) []DumpImage {
 			OffloadKind: b.OffloadKind.String(), OffloadValue: uint16(b.OffloadKind),
 			Flags: b.Flags, Kind: b.OffloadKind.String(), Triple: b.Get("triple"), Arch: b.Get("arch"),
 			ImageOffset: imgOff, ImageSize: len(b.Image), Strings: make([]DumpKV, len(b.Strings)),
+			InflatedSize: b.InflatedSize,
 		}
 		for j, kv := range b.Strings {
 			out[i].Strings[j] = DumpKV{kv.Key, kv.Value}

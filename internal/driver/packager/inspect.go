@@ -46,6 +46,9 @@ func printContents(sb *strings.Builder, c *DumpContents, all, entries bool, inde
 			line("flags", "%d", im.Flags)
 			line("offset", "%s", hexOrNA(im.Offset))
 			line("size", "%d", im.Size)
+			if im.InflatedSize != 0 {
+				line("compressed", "inflated size %d", im.InflatedSize)
+			}
 			line("image offset", "%s", hexOrNA(im.ImageOffset))
 			line("image size", "%d", im.ImageSize)
 			for _, kv := range im.Strings {
