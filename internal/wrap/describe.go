@@ -145,7 +145,7 @@ func elfView(obj []byte) (*view, error) {
 		if elf.ST_TYPE(s.Info) == elf.STT_SECTION {
 			isSec[i] = true
 			vs.name = vs.sec
-		} else if s.Name != "" && s.Name != "$x" && s.Name != "$d" {
+		} else if s.Name != "" && !isMappingSymbol(s.Name) {
 			v.byName[s.Name] = vs
 			v.syms = append(v.syms, vs)
 			if vs.sec == ".rodata" { // SYCL property values: listed, unlike llc's jump tables
@@ -521,11 +521,37 @@ func (d *describer) gpu(kind string) {
 	if _, _, img, ok := d.at(".fatbin_image"); ok {
 		d.p("  .fatbin_image: %d bytes\n", len(img))
 	}
+	// LLVM 16-19 objects walk their kind's own section of 32-byte
+	// __tgt_offload_entry records (legacy.go); the bound symbols say which.
+	for _, s := range d.syms {
+		sec, ok := strings.CutPrefix(s.name, "__start_")
+		if !ok || !s.undefined || !strings.HasSuffix(sec, "_offloading_entries") {
+			continue
+		}
+		d.p("entries: [__start_%s, __stop_%s), 32-byte __tgt_offload_entry records (LLVM 16-19), all registered (no kind field)\n", sec, sec)
+		if d.ctorPrio("1") {
+			d.p("  decoded as LLVM 16 (priority-1 constructor): size 0 a kernel, else a variable only when flags == 0\n")
+		} else {
+			d.p("  decoded as LLVM 19: size 0 a kernel, else type = flags & 7 (0 variable with extern/constant bits 3/4%s)\n",
+				map[bool]string{true: "; 2 surface, 3 texture with reserved as dimension", false: ""}[kind == "hip" && d.has("__hipRegisterSurface")])
+		}
+		return
+	}
 	k := kindCUDA
 	if kind == "hip" {
 		k = kindHIP
 	}
 	d.p("entries: [__start_llvm_offload_entries, __stop_llvm_offload_entries), registering kind %d\n", k)
+}
+
+// ctorPrio reports whether the object has a constructor of priority prio.
+func (d *describer) ctorPrio(prio string) bool {
+	for _, s := range d.secs {
+		if s.ctor == "constructor" && s.prio == prio {
+			return true
+		}
+	}
+	return false
 }
 
 func (d *describer) sycl() {
@@ -629,4 +655,15 @@ func (d *describer) bytesAt(sec string, off, size uint64) string {
 		return fmt.Sprintf(" %x...", b[:64])
 	}
 	return fmt.Sprintf(" %x", b)
+}
+
+// isMappingSymbol reports whether name is an AArch64 mapping symbol: $x or
+// $d, or LLVM 16's numbered $x.N / $d.N.
+func isMappingSymbol(name string) bool {
+	for _, p := range []string{"$x", "$d"} {
+		if name == p || strings.HasPrefix(name, p+".") {
+			return true
+		}
+	}
+	return false
 }

@@ -36,7 +36,7 @@ func (m *module) ehFrame() {
 	}
 	sec := m.o.AddSection(".eh_frame", typ, format.SHF_ALLOC, 8, nil)
 	if m.a64 {
-		m.o.AddSymbol("$d", sec, 0, 0, objw.STB_LOCAL, objw.STT_NOTYPE, objw.STV_DEFAULT)
+		m.mappingSymbol("$d", sec)
 	}
 	le := binary.LittleEndian
 

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/offload-kit/offload-kit/internal/release"
 )
 
 // goldenCases are the objects whose llvm-readelf/llvm-objdump views are kept
@@ -26,6 +28,8 @@ func goldenCases(t *testing.T) map[string][]byte {
 	}
 	a64 := Options{Triple: "aarch64-unknown-linux-gnu"}
 	win := Options{Triple: winTriple}
+	llvm16 := Options{Triple: hostTriple, Release: release.Of(16, "golden")}
+	llvm19 := Options{Triple: hostTriple, Release: release.Of(19, "golden")}
 	return map[string][]byte{
 		"openmp-win": mk(OpenMP(win, [][]byte{omp1, raw})),
 		"cuda-win":   mk(CUDA(win, testFatbin(100))),
@@ -52,6 +56,15 @@ func goldenCases(t *testing.T) map[string][]byte {
 		"sycl-props":         mk(SYCL(opts, syclPropImages())),
 		"sycl-props-aarch64": mk(SYCL(a64, syclPropImages())),
 		"sycl-props-win":     mk(SYCL(win, syclPropImages())),
+		// LLVM 16 and 19 registration objects (Options.Release, legacy.go).
+		"openmp-llvm16":      mk(OpenMP(llvm16, [][]byte{omp1, raw})),
+		"openmp-llvm19":      mk(OpenMP(llvm19, [][]byte{omp1, raw})),
+		"cuda-llvm16":        mk(CUDA(llvm16, testFatbin(100))),
+		"cuda-llvm19":        mk(CUDA(llvm19, testFatbin(100))),
+		"hip-llvm16":         mk(HIP(llvm16, testFatbin(100))),
+		"hip-llvm19":         mk(HIP(llvm19, testFatbin(100))),
+		"hip-llvm16-aarch64": mk(HIP(Options{Triple: a64.Triple, Release: llvm16.Release}, testFatbin(100))),
+		"hip-llvm19-aarch64": mk(HIP(Options{Triple: a64.Triple, Release: llvm19.Release}, testFatbin(100))),
 	}
 }
 

@@ -77,6 +77,7 @@ type module struct {
 	entSec      string        // the entry section's name
 	start, stop *objw.Symbol  // __start_/__stop_<entSec>
 	abi         regABI        // the release's registration ABI
+	nMapping    int           // AArch64 mapping symbols made so far (LLVM 16 numbers them)
 	ext         map[string]*objw.Symbol
 	c           *code
 	a64         bool          // AArch64 host (else x86-64)
@@ -292,10 +293,10 @@ func (m *module) finish() (map[string]*objw.Symbol, error) {
 	if m.a64 {
 		// AArch64 ELF mapping symbols: $x where code starts, $d where
 		// data starts (AAELF64 §5.5.4), as the LLVM assembler emits them.
-		m.o.AddSymbol("$x", m.startup, 0, 0, objw.STB_LOCAL, objw.STT_NOTYPE, objw.STV_DEFAULT)
+		m.mappingSymbol("$x", m.startup)
 		for _, s := range m.o.Sections() {
 			if s.Flags&format.SHF_ALLOC != 0 && s.Flags&format.SHF_EXECINSTR == 0 && s.Size() > 0 {
-				m.o.AddSymbol("$d", s, 0, 0, objw.STB_LOCAL, objw.STT_NOTYPE, objw.STV_DEFAULT)
+				m.mappingSymbol("$d", s)
 			}
 		}
 	}
@@ -304,6 +305,17 @@ func (m *module) finish() (map[string]*objw.Symbol, error) {
 		m.ehFrame()
 	}
 	return fns, nil
+}
+
+// mappingSymbol adds the AArch64 mapping symbol name ($x or $d) at the
+// start of sec. LLVM 16's assembler numbers them in the order it makes
+// them ($x.0, $d.1, ...); later releases name them plainly.
+func (m *module) mappingSymbol(name string, sec *objw.Section) {
+	if m.abi.major != 0 && m.abi.major <= 16 {
+		name = fmt.Sprintf("%s.%d", name, m.nMapping)
+		m.nMapping++
+	}
+	m.o.AddSymbol(name, sec, 0, 0, objw.STB_LOCAL, objw.STT_NOTYPE, objw.STV_DEFAULT)
 }
 
 // fnOff returns the offset of a function label in .text.startup.
