@@ -28,7 +28,12 @@ func ParseTargetAs(s string, rule release.BundleIDRule) (Target, bool) {
 	first, _, _ := strings.Cut(s, ":")
 	kindTriple := first
 	var t Target
-	if i := strings.LastIndexByte(first, '-'); i >= 0 && triple.IsOffloadArch(first[i+1:]) {
+	// An empty last component counts as an offload arch too (the arch
+	// table's UNUSED entry has the empty name), and the target ID is then
+	// the whole ID, where find("") points (checked with 19: -targets=
+	// openmp-x86_64-unknown-linux-gnu- is kept as
+	// "openmp-x86_64-unknown-linux-gnu-openmp-x86_64-unknown-linux-gnu-").
+	if i := strings.LastIndexByte(first, '-'); i >= 0 && (i == len(first)-1 || isOffloadArchBefore20(first[i+1:])) {
 		kindTriple = first[:i]
 		t.TargetID = s[strings.Index(s, first[i+1:]):]
 	}
@@ -56,16 +61,41 @@ func IDAs(raw string, t Target, rule release.BundleIDRule) string {
 	return t.String()
 }
 
-// CompatibleAs is Compatible for a release: hipv4 says whether "hip" and
-// "hipv4" entries match each other (release.Profile.BundleHIPv4IsHIP;
-// LLVM 16 and 17 compare kinds exactly).
-func CompatibleAs(code, target Target, hipOpenMP, hipv4 bool) bool {
-	if hipv4 {
-		return Compatible(code, target, hipOpenMP)
+// CompatibleAs is Compatible for a release, given the IDs as the file
+// holds them (codeID) and as the release keeps the requested target
+// (targetID, IDAs). hipv4 says whether "hip" and "hipv4" entries match
+// each other (release.Profile.BundleHIPv4IsHIP; LLVM 16 and 17 compare
+// kinds exactly). Under the older rules an ID without a target ID matches
+// only an ID without one, and only "exactly" (checked with the 16 and 19
+// bundlers): 19 wants the file's ID text to equal the standardised
+// request ("host-x86_64-unknown-linux-gnu" in a 16 bundle is not found for
+// host-x86_64-unknown-linux-gnu, which 19 keeps as "...-gnu-"); 16 wants
+// equal kinds, equal parsed triples and equal environment text
+// ("openmp-x86_64--linux-gnu" finds "openmp-x86_64-unknown-linux-gnu",
+// "...-linux-gnu-" does not).
+func CompatibleAs(codeID, targetID string, code, target Target, rule release.BundleIDRule, hipOpenMP, hipv4 bool) bool {
+	if rule != release.BundleIDStrict && (code.TargetID == "" || target.TargetID == "") {
+		if code.TargetID != target.TargetID {
+			return false
+		}
+		if rule == release.BundleIDStandardized {
+			return codeID == targetID
+		}
+		return code.Kind == target.Kind && code.Triple.Equal(target.Triple) &&
+			code.Triple.EnvironmentName() == target.Triple.EnvironmentName()
 	}
-	hip := func(k string) bool { return k == "hip" || k == "hipv4" }
-	if hip(code.Kind) && hip(target.Kind) && code.Kind != target.Kind {
-		return false
+	if !hipv4 {
+		hip := func(k string) bool { return k == "hip" || k == "hipv4" }
+		if hip(code.Kind) && hip(target.Kind) && code.Kind != target.Kind {
+			return false
+		}
 	}
 	return Compatible(code, target, hipOpenMP)
+}
+
+// isOffloadArchBefore20 is clang 16-19's offload arch table as far as it
+// differs from 22's: gfx940 and gfx941 were folded into gfx942 in LLVM 21.
+// (Checked: 19 keeps "gfx940" as a target ID.)
+func isOffloadArchBefore20(s string) bool {
+	return s == "gfx940" || s == "gfx941" || triple.IsOffloadArch(s)
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/offload-kit/offload-kit/format/ar"
-	"github.com/offload-kit/offload-kit/format/bundle"
 	"github.com/offload-kit/offload-kit/format/triple"
 	"github.com/offload-kit/offload-kit/internal/driverenv"
 )
@@ -57,14 +56,13 @@ func (c *config) unbundleArchive(env *Env) error {
 			return err
 		}
 		for _, e := range es {
-			if !bundle.CheckID(e.id) {
+			if !c.checkID(e.id) {
 				return errors.New("Invalid bundle id read from code object")
 			}
-			code, _ := bundle.ParseTarget(e.id)
+			code, _ := c.parseID(e.id)
 			var compat []string
 			for _, t := range c.targets {
-				tt, _ := bundle.ParseTarget(t)
-				if bundle.Compatible(code, tt, c.HipOpenMPCompatible) {
+				if c.compatible(e.id, t) {
 					compat = append(compat, t)
 				}
 			}

@@ -53,7 +53,7 @@ func (c *config) listData(data []byte) ([]string, error) {
 		// 22 reads it: bundles back to back after it (as a linked
 		// .hip_fatbin holds them) are not listed. dump lists them all.
 		b, _ := bundle.ParseLenient(data)
-		return b.IDs(), nil
+		return c.idsOf(b), nil
 	}
 	es, err := c.readEntries(h, cm, data)
 	if err != nil {
@@ -162,7 +162,7 @@ func (c *config) listCompressed(env *Env, in *input, blob []byte, base int64) (i
 		}
 		if _, done := bundle.HeaderLen(head, total); done {
 			b, _ := bundle.ParseHead(head, total, true)
-			ids, mode, head = b.IDs(), listDone, nil
+			ids, mode, head = c.idsOf(b), listDone, nil
 			if md == nil {
 				return bundle.ErrStop
 			}

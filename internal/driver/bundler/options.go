@@ -8,6 +8,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/internal/cli/clopt"
 	"github.com/offload-kit/offload-kit/internal/cli/diag"
+	"github.com/offload-kit/offload-kit/internal/release"
 )
 
 // Options are clang-offload-bundler's command-line options.
@@ -111,8 +112,14 @@ func bundlerOpts(prog, path string) *clopt.Set {
 // --help or --version ended parsing (the Result's Action), the error holds
 // only the messages of the arguments before it, and Options are not filled.
 func ParseArgs(argv0 string, args []string) (Options, *clopt.Result, error) {
+	return parseArgsAs(argv0, args, release.Default())
+}
+
+// parseArgsAs is ParseArgs with the options of the release prof's bundler
+// (bundlerOptsAs).
+func parseArgsAs(argv0 string, args []string, prof release.Profile) (Options, *clopt.Result, error) {
 	prog := diag.Stem(argv0)
-	r, err := bundlerOpts(prog, argv0).Parse(args)
+	r, err := bundlerOptsAs(prog, argv0, prof).Parse(args)
 	if r.Action != "" {
 		return Options{}, r, err
 	}
@@ -176,7 +183,11 @@ func ParseArgs(argv0 string, args []string) (Options, *clopt.Result, error) {
 // have been expanded by the caller (cli.ExpandResponseFiles), as every
 // offload-kit command does once for its whole command line.
 func Main(ctx context.Context, env *Env, argv0 string, args []string) error {
-	o, r, err := ParseArgs(argv0, args)
+	prof, err := env.Release(ctx, nil)
+	if err != nil {
+		return err
+	}
+	o, r, err := parseArgsAs(argv0, args, prof)
 	var ce *clopt.Error
 	if err != nil && !errors.As(err, &ce) {
 		return err
@@ -184,7 +195,7 @@ func Main(ctx context.Context, env *Env, argv0 string, args []string) error {
 	if ce != nil {
 		fmt.Fprint(env.Stderr, ce.Text)
 	}
-	set := bundlerOpts(diag.Stem(argv0), argv0)
+	set := bundlerOptsAs(diag.Stem(argv0), argv0, prof)
 	switch {
 	case r != nil && set.Act(env.Stdout, r): // --help or --version, which act when met
 		return nil
@@ -194,5 +205,5 @@ func Main(ctx context.Context, env *Env, argv0 string, args []string) error {
 		set.WriteHelp(env.Stdout, false, false)
 		return nil
 	}
-	return Run(ctx, env, o)
+	return runAs(ctx, env, o, prof)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/bundle"
 	"github.com/offload-kit/offload-kit/format/triple"
+	"github.com/offload-kit/offload-kit/internal/release"
 )
 
 // config is OffloadBundlerConfig: defaults, then the environment, then
@@ -26,7 +27,8 @@ type config struct {
 	version  uint16
 	method   bundle.Method
 
-	targets     []string // normalised IDs, in -targets order
+	prof        release.Profile // the release this run behaves as (release.go)
+	targets     []string        // IDs as the release writes them, in -targets order
 	hostIndex   int      // -1 if none
 	allowNoHost bool
 	now         func() time.Time
@@ -39,10 +41,22 @@ func Run(ctx context.Context, env *Env, o Options) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	prof, err := env.Release(ctx, nil)
+	if err != nil {
+		return err
+	}
+	return runAs(ctx, env, o, prof)
+}
+
+// runAs is Run as the bundler of the release prof.
+func runAs(ctx context.Context, env *Env, o Options, prof release.Profile) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if o.BundleAlign == 0 {
 		o.BundleAlign = 1 // the default; the reference dies with SIGFPE on -bundle-align=0
 	}
-	c := &config{ctx: ctx, Options: o, level: 3, version: bundle.DefaultVersion, method: bundle.Zstd, hostIndex: -1, now: env.Now}
+	c := &config{ctx: ctx, Options: o, level: 3, version: prof.CCOBVersion(), method: bundle.Zstd, hostIndex: -1, now: env.Now, prof: prof}
 	if c.now == nil {
 		var zero time.Time
 		c.now = func() time.Time { return zero }
@@ -141,17 +155,17 @@ func (c *config) readEnv(env *Env) {
 	if v, ok := env.Lookup("OFFLOAD_BUNDLER_VERBOSE"); ok {
 		c.verbose = v == "1"
 	}
-	if v, ok := env.Lookup("OFFLOAD_BUNDLER_COMPRESS"); ok {
+	if v, ok := env.Lookup("OFFLOAD_BUNDLER_COMPRESS"); ok && c.prof.BundlerCompression() {
 		c.compress = v == "1"
 	}
-	if v, ok := env.Lookup("OFFLOAD_BUNDLER_COMPRESSION_LEVEL"); ok {
+	if v, ok := env.Lookup("OFFLOAD_BUNDLER_COMPRESSION_LEVEL"); ok && c.prof.BundlerCompressionLevel() {
 		if n, ok := llvmAtoi(v, 32); ok {
 			c.level = int(n)
 		} else {
 			fmt.Fprintf(env.Stderr, "Warning: Invalid value for OFFLOAD_BUNDLER_COMPRESSION_LEVEL: %s. Ignoring it.\n", v)
 		}
 	}
-	if v, ok := env.Lookup("COMPRESSED_BUNDLE_FORMAT_VERSION"); ok {
+	if v, ok := env.Lookup("COMPRESSED_BUNDLE_FORMAT_VERSION"); ok && c.prof.CCOBVersionEnv() {
 		n, err := strconv.ParseUint(v, 10, 16)
 		switch {
 		case err != nil:
@@ -183,16 +197,16 @@ func (c *config) checkTargets() error {
 	groups := map[string][]string{}
 	var order []string
 	for i, t := range c.Targets {
-		if !bundle.CheckID(t) {
+		if !c.checkID(t) {
 			return errors.New(bundle.IDFormatMessage)
 		}
 		if seen[t] {
 			return errors.New("Duplicate targets are not allowed")
 		}
 		seen[t] = true
-		ti, _ := bundle.ParseTarget(t)
+		ti, _ := c.parseID(t)
 		kindOK, tripleOK := ti.KindValid(), ti.Triple.Arch != ""
-		c.targets = append(c.targets, ti.String())
+		c.targets = append(c.targets, bundle.IDAs(t, ti, c.prof.BundleIDs()))
 		if !kindOK || !tripleOK {
 			msg := "invalid target '" + t + "'"
 			if !kindOK {

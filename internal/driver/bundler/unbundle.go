@@ -94,7 +94,7 @@ func (c *config) readEntries(h handlerKind, cm string, data []byte) ([]entry, er
 	}
 	b, _ := bundle.ParseLenient(data)
 	var es []entry
-	for _, id := range b.IDs() {
+	for _, id := range c.idsOf(b) {
 		e, _ := b.Lookup(id)
 		es = append(es, entry{id: id, data: e.Data})
 	}
@@ -158,7 +158,7 @@ func (c *config) unbundleData(env *Env, data []byte, outs *outSet) error {
 	if err != nil {
 		return err
 	}
-	work := &bundle.OrderedSet{}
+	work := bundle.NewOrderedSet(c.prof.StringMapHash())
 	outFor := map[string]string{}
 	for i, t := range c.targets {
 		work.Insert(t)
@@ -169,14 +169,13 @@ func (c *config) unbundleData(env *Env, data []byte, outs *outSet) error {
 		if work.Len() == 0 {
 			break
 		}
-		if !bundle.CheckID(e.id) {
+		if !c.checkID(e.id) {
 			return errors.New("invalid bundle id read from the bundle")
 		}
-		code, _ := bundle.ParseTarget(e.id)
+		code, _ := c.parseID(e.id)
 		match := ""
 		for _, t := range work.Keys() {
-			tt, _ := bundle.ParseTarget(t)
-			if bundle.Compatible(code, tt, c.HipOpenMPCompatible) {
+			if c.compatible(e.id, t) {
 				match = t
 				break
 			}
@@ -207,7 +206,7 @@ func (c *config) unbundleData(env *Env, data []byte, outs *outSet) error {
 	if work.Len() == len(c.targets) {
 		for _, t := range work.Keys() {
 			var d []byte
-			if tt, _ := bundle.ParseTarget(t); tt.IsHost() {
+			if tt, _ := c.parseID(t); tt.IsHost() {
 				d = data
 			}
 			if err := outs.write(outFor[t], d); err != nil {
