@@ -176,7 +176,7 @@ func (d *driver) emitFatbin(bs []*bundled) error {
 
 // wrapAll writes one registration object per kind.
 func (d *driver) wrapAll(bs []*bundled) ([]string, error) {
-	opts := wrap.Options{Triple: d.host, Relocatable: d.opt.Relocatable}
+	opts := wrap.Options{Triple: d.host, Relocatable: d.opt.Relocatable, Release: d.rel()}
 	var files []string
 	for _, b := range bs {
 		var obj []byte

@@ -24,6 +24,7 @@ import (
 	"github.com/offload-kit/offload-kit/internal/binio"
 	"github.com/offload-kit/offload-kit/internal/cache"
 	"github.com/offload-kit/offload-kit/internal/driverenv"
+	"github.com/offload-kit/offload-kit/internal/release"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/workdir"
 	"github.com/offload-kit/offload-kit/internal/wrap"
@@ -78,8 +79,9 @@ type driver struct {
 	inflate int64 // bytes of compressed images left to inflate
 
 	toolsOnce  sync.Once
-	tools      *run.Toolchain // tools.go
-	inputMajor int            // LLVM release that produced the inputs (0: unknown)
+	tools      *run.Toolchain  // tools.go
+	inputMajor int             // LLVM release that produced the inputs (0: unknown)
+	profile    release.Profile // the release this link behaves as (release.go)
 }
 
 func (d *driver) getenv(k string) string { return d.env.Getenv(k) }
@@ -165,6 +167,9 @@ func (d *driver) run(ctx context.Context) error {
 	var images []linkedImage
 	var err error
 	if len(d.opt.OverrideImages) > 0 {
+		if err := d.settleRelease(ctx, nil); err != nil {
+			return err
+		}
 		images, err = d.overrideImages()
 	} else {
 		images, err = d.deviceImages(ctx)
@@ -203,6 +208,10 @@ func (d *driver) deviceImages(ctx context.Context) ([]linkedImage, error) {
 	defer sr.close()
 	gs := d.groupInputs(sr)
 	d.inputMajor = inputsLLVMMajor(sr)
+	if err := d.settleRelease(ctx, sr); err != nil {
+		endExtract()
+		return nil, err
+	}
 	endExtract()
 	if len(gs.order) == 0 {
 		return nil, nil
@@ -452,7 +461,7 @@ func (d *driver) linkGroup(ctx context.Context, g *group) ([]linkedImage, error)
 	var kinds []format.OffloadKind
 	seen := map[format.OffloadKind]bool{}
 	for _, in := range g.inputs {
-		if k := in.bin.OffloadKind; !seen[k] {
+		if k := offloadKind(in.bin.OffloadKind); !seen[k] {
 			seen[k] = true
 			kinds = append(kinds, k)
 		}
@@ -500,6 +509,7 @@ func (d *driver) clangJob(ctx context.Context, g *group, sycl bool, img string) 
 	for _, in := range g.inputs {
 		inputs = append(inputs, in.path)
 	}
+	inputs = append(inputs, d.bitcodeLibraries(g)...)
 	clang, err := d.findClang(ctx)
 	if err != nil {
 		return nil, err
@@ -536,8 +546,14 @@ func (d *driver) deviceArgs(clang string, k groupKey, sycl bool, img string, inp
 	if arch == "generic" {
 		arch = ""
 	}
-	args := []string{clang, "--no-default-config", "-o", img,
-		"-dumpdir", d.exe + "." + sanitize(tripleArch(triple)) + "." + sanitize(arch) + ".img.", "--target=" + triple}
+	args := []string{clang, "--no-default-config", "-o", img}
+	if d.rel().Dumpdir() {
+		args = append(args, "-dumpdir", d.exe+"."+sanitize(tripleArch(triple))+"."+sanitize(arch)+".img.")
+	}
+	args = append(args, "--target="+triple)
+	if arch == "" && !isGPU(triple) && d.rel().WrapperNativeCPUArch() {
+		args = append(args, "-march=native")
+	}
 	if arch != "" {
 		if isAMDGPU(triple) {
 			args = append(args, "-mcpu="+arch)
@@ -545,6 +561,7 @@ func (d *driver) deviceArgs(clang string, k groupKey, sycl bool, img string, inp
 			args = append(args, "-march="+arch)
 		}
 	}
+	args = append(args, d.optLevelArgs()...)
 	if isAMDGPU(triple) {
 		args = append(args, "-flto")
 	}
@@ -562,6 +579,7 @@ func (d *driver) deviceArgs(clang string, k groupKey, sycl bool, img string, inp
 		args = append(args, "-Wl,-Bsymbolic", "-shared")
 		args = append(args, d.hostLibraryArgs()...)
 	}
+	args = append(args, d.legacyLinkArgs(triple)...)
 	for _, a := range o.MLLVM {
 		args = append(args, "-Xlinker", "-mllvm="+a)
 	}

@@ -13,13 +13,14 @@ import (
 	"github.com/offload-kit/offload-kit/internal/workdir"
 )
 
-// hostLinkArgs renders every non-WrapperOnly argument in order, inserting
+// hostLinkArgs renders every non-WrapperOnly argument in order (and LLVM
+// 16-18's "--" separator only where the release forwards it), inserting
 // the wrapper objects right after -o <out> (and after /out:).
 func (d *driver) hostLinkArgs(wrappers []string) []string {
 	args := []string{d.opt.LinkerPath}
 	for i := range d.opt.Args {
 		a := &d.opt.Args[i]
-		if a.Opt != nil && a.Opt.Flags&WrapperOnly != 0 {
+		if a.Opt != nil && a.Opt.Flags&WrapperOnly != 0 || a.Is(optSeparator) && d.rel().WrapperSeparator() {
 			continue
 		}
 		args = a.Render(args)
@@ -70,7 +71,12 @@ func (d *driver) relocateOffloadSections() error {
 		}
 	}
 	suffix := "_" + md5Low(data)
-	const sec = "llvm_offload_entries"
+	// The OpenMP entries of the release: omp_offloading_entries up to LLVM
+	// 19, llvm_offload_entries since 20.
+	sec := "llvm_offload_entries"
+	if d.rel().LegacyEntries() {
+		sec = "omp_offloading_entries"
+	}
 	edit := elfembed.Edit{
 		Remove:        []string{".llvm.offloading"},
 		RenameSection: map[string]string{sec: sec + suffix},

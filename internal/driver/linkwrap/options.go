@@ -91,6 +91,21 @@ const (
 	optCacheToolCheck       optable.ID = "cache_tool_check"
 	optNoCache              optable.ID = "no_cache"
 	optMaxInflated          optable.ID = "max_inflated"
+
+	// Options of older releases' clang-linker-wrapper (release.WrapperOptions;
+	// docs/linker-wrapper.md, "Releases"): consumed, never forwarded to the
+	// host linker, and listed by neither --help nor --help-hidden, so that
+	// both stay LLVM 22's.
+	optOptLevel            optable.ID = "opt_level"
+	optDeviceDebug         optable.ID = "debug"
+	optPtxasArg            optable.ID = "ptxas_arg"
+	optPassRemarks         optable.ID = "pass_remarks_EQ"
+	optPassRemarksMissed   optable.ID = "pass_remarks_missed_EQ"
+	optPassRemarksAnalysis optable.ID = "pass_remarks_analysis_EQ"
+	optBitcodeLibrary      optable.ID = "bitcode_library_EQ"
+	optBuiltinBitcode      optable.ID = "builtin_bitcode_EQ"
+	optClangBackend        optable.ID = "clang_backend"
+	optSeparator           optable.ID = "separator"
 )
 
 // optionList is clang-linker-wrapper 22.1.8's LinkerWrapperOpts.td, plus
@@ -148,6 +163,17 @@ var optionList = append(optable.HelpOptions(d2), []optable.Option{
 	{ID: optOut, Prefixes: slash, Name: "out:", Kind: optable.Joined, Hidden: true},
 	{ID: optLibpath, Prefixes: slash, Name: "libpath:", Kind: optable.Joined, Hidden: true},
 	{ID: optWholearchiveFlag, Prefixes: slash, Name: "wholearchive", Kind: optable.Joined, Hidden: true},
+
+	// Older releases' options (no help text: listed by neither help page).
+	{ID: optOptLevel, Prefixes: d2, Name: "opt-level=", Kind: optable.Joined, Flags: WrapperOnly, Hidden: true},
+	{ID: optDeviceDebug, Prefixes: d2, Name: "device-debug", Kind: optable.Flag, Flags: WrapperOnly, Hidden: true},
+	{ID: optPtxasArg, Prefixes: d2, Name: "ptxas-arg=", Kind: optable.Joined, Flags: WrapperOnly, Hidden: true},
+	{ID: optPassRemarks, Prefixes: d2, Name: "pass-remarks=", Kind: optable.Joined, Flags: WrapperOnly, Hidden: true},
+	{ID: optPassRemarksMissed, Prefixes: d2, Name: "pass-remarks-missed=", Kind: optable.Joined, Flags: WrapperOnly, Hidden: true},
+	{ID: optPassRemarksAnalysis, Prefixes: d2, Name: "pass-remarks-analysis=", Kind: optable.Joined, Flags: WrapperOnly, Hidden: true},
+	{ID: optBitcodeLibrary, Prefixes: d2, Name: "bitcode-library=", Kind: optable.Joined, Flags: WrapperOnly, Hidden: true},
+	{ID: optBuiltinBitcode, Prefixes: d2, Name: "builtin-bitcode=", Kind: optable.Joined, Flags: WrapperOnly, Hidden: true},
+	{ID: optClangBackend, Prefixes: d2, Name: "clang-backend", Kind: optable.Flag, Flags: WrapperOnly, Hidden: true},
 
 	// offload-kit extensions.
 	{ID: optClangPath, Prefixes: d2, Name: "clang-path=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "<path>", Help: "The clang used for device links (default: $OFFLOAD_KIT_CLANG, then the clang that runs this link; see docs/linker-wrapper.md)"},
@@ -243,7 +269,29 @@ type Options struct {
 	MaxInflated int64
 
 	Help, HelpHidden, Version bool
+
+	// Older releases' options (docs/linker-wrapper.md, "Releases"):
+	// OptLevel is --opt-level= ("O2"; -O<n> on device links), DeviceDebug
+	// --device-debug (-g), PtxasArgs --ptxas-arg= (-Xcuda-ptxas on nvptx
+	// links), PassRemarks* --pass-remarks*= (-Rpass*=), BitcodeLibraries
+	// --bitcode-library=<kind>-<triple>-<arch>=<path> (an extra input of the
+	// matching link), BuiltinBitcode --builtin-bitcode=<triple>=<path>
+	// (-Xclang -mlink-builtin-bitcode), ClangBackend --clang-backend (no
+	// effect: device links always run clang). Separator is LLVM 16-18's
+	// "--" between the wrapper's options and the linker's.
+	OptLevel                                            string
+	DeviceDebug, ClangBackend, Separator                bool
+	PtxasArgs, BitcodeLibraries, BuiltinBitcode         []string
+	PassRemarks, PassRemarksMissed, PassRemarksAnalysis string
 }
+
+// separatorOption is LLVM 16-18's "--" (def separator : Flag<["--"], "">):
+// their wrappers consume it, and the arguments after it are read as before
+// (LLVM's table parses them too) and go to the host linker. LLVM 19 and
+// later forward "--" to the host linker, so hostLinkArgs drops it only when
+// the link behaves as a release that has it. optable has no empty option
+// names, so ParseArgs marks the argument itself.
+var separatorOption = &optable.Option{ID: optSeparator, Prefixes: d2, Name: "", Kind: optable.Flag, Hidden: true}
 
 // ParseArgs parses an (expanded) argument list.
 func ParseArgs(args []string) (*Options, error) {
@@ -254,6 +302,11 @@ func ParseArgs(args []string) (*Options, error) {
 	o := &Options{Args: parsed, TimeTraceGranularity: 500, CacheMaxSize: -1}
 	for i := range parsed {
 		a := &parsed[i]
+		if a.Opt == nil && a.Unknown && len(a.Raw) == 1 && a.Raw[0] == "--" {
+			a.Opt, a.Unknown, a.Spelling = separatorOption, false, "--"
+			o.Separator = true
+			continue
+		}
 		if a.Opt == nil {
 			if err := unknownCacheOption(a); err != nil {
 				return nil, err
@@ -389,6 +442,30 @@ func ParseArgs(args []string) (*Options, error) {
 				return nil, fmt.Errorf("--wrapper-max-inflated=%s: expected a positive size", v)
 			}
 			o.MaxInflated = n
+		case optOptLevel:
+			o.OptLevel = v
+		case optDeviceDebug:
+			o.DeviceDebug = true
+		case optPtxasArg:
+			o.PtxasArgs = append(o.PtxasArgs, v)
+		case optPassRemarks:
+			o.PassRemarks = v
+		case optPassRemarksMissed:
+			o.PassRemarksMissed = v
+		case optPassRemarksAnalysis:
+			o.PassRemarksAnalysis = v
+		case optBitcodeLibrary:
+			if _, err := parseBitcodeLibrary(v); err != nil {
+				return nil, err
+			}
+			o.BitcodeLibraries = append(o.BitcodeLibraries, v)
+		case optBuiltinBitcode:
+			if t, p, ok := strings.Cut(v, "="); !ok || t == "" || p == "" {
+				return nil, fmt.Errorf("--builtin-bitcode=%s: expected <triple>=<path>", v)
+			}
+			o.BuiltinBitcode = append(o.BuiltinBitcode, v)
+		case optClangBackend:
+			o.ClangBackend = true
 		case optDeviceArchives:
 			m, ok := archiveModes.Lookup(v)
 			if !ok {

@@ -56,7 +56,9 @@ func runBoth(t *testing.T, files map[string]string, args, ourExtra []string) (re
 			Args: append(append([]string{bin}, extra...), args...), Dir: dir, Stderr: &stderr,
 			// No OFFLOAD_KIT_CLANG: our wrapper must find the same clang as
 			// the reference (its own directory, /usr/lib/llvm-22/bin).
-			Env: []string{"PATH=" + os.Getenv("PATH")},
+			// Both behave as LLVM 22 (the reference ignores the variable):
+			// options such as '--' would otherwise name an older release.
+			Env: []string{"PATH=" + os.Getenv("PATH"), "OFFLOAD_KIT_LLVM_RELEASE=22"},
 		})
 		require.NoError(t, err, "%s\n%s", bin, stderr.String())
 		return normalize(stderr.String())
