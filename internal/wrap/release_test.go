@@ -444,3 +444,22 @@ func TestReleaseZeroIsNewest(t *testing.T) {
 		assert.NotEqual(t, zero, old, name)
 	}
 }
+
+// TestReleaseRelocatable: with Relocatable (linker-wrapper -r), LLVM 19's
+// wrapper puts OpenMP images in .llvm.offloading.relocatable, as 22's does;
+// LLVM 16's has no -r handling and keeps .llvm.offloading (both seen with
+// each release's clang-linker-wrapper -r --print-wrapped-module).
+func TestReleaseRelocatable(t *testing.T) {
+	for major, want := range map[int]string{16: ".llvm.offloading", 19: ".llvm.offloading.relocatable", 22: ".llvm.offloading.relocatable"} {
+		obj, err := OpenMP(Options{Triple: hostTriple, Relocatable: true, Release: release.Of(major, "test")}, [][]byte{[]byte("img")})
+		require.NoError(t, err)
+		f, err := elf.NewFile(strings.NewReader(string(obj)))
+		require.NoError(t, err)
+		s := f.Section(want)
+		require.NotNil(t, s, "LLVM %d: no %s", major, want)
+		assert.Equal(t, elf.SectionType(format.SHT_LLVM_OFFLOADING), s.Type)
+		if major == 16 {
+			assert.Nil(t, f.Section(".llvm.offloading.relocatable"))
+		}
+	}
+}
