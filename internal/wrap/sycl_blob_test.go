@@ -286,3 +286,30 @@ func TestSYCLImagesFromCompressed(t *testing.T) {
 	_, err = SYCLImagesFromBinaries(packV1(0, 1, []byte("x")))
 	assert.ErrorContains(t, err, "expected sycl")
 }
+
+// FuzzParseSYCLSymbolTable: the table reader never panics, and what it
+// reads is written back to a table that reads the same.
+func FuzzParseSYCLSymbolTable(f *testing.F) {
+	f.Add([]byte{2, 0, 0, 0, 12, 0, 0, 0, 14, 0, 0, 0, 'k', 0, 'a', 'b', 0})
+	f.Add([]byte{0, 0, 0, 0})
+	f.Add([]byte{1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		names, err := ParseSYCLSymbolTable(string(b))
+		if err != nil {
+			return
+		}
+		tab, err := AppendSYCLSymbolTable(nil, names)
+		if err != nil {
+			t.Fatalf("names read from a table cannot be written: %v", err)
+		}
+		again, err := ParseSYCLSymbolTable(string(tab))
+		if err != nil || len(again) != len(names) {
+			t.Fatalf("round trip: %v, %d vs %d names", err, len(again), len(names))
+		}
+		for i := range names {
+			if names[i] != again[i] {
+				t.Fatalf("name %d: %q vs %q", i, names[i], again[i])
+			}
+		}
+	})
+}
