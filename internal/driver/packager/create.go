@@ -12,6 +12,7 @@ import (
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/offload"
 	"github.com/offload-kit/offload-kit/internal/atomicfile"
+	"github.com/offload-kit/offload-kit/internal/release"
 )
 
 // ErrMissingFile is LLVM's message for an --image without file=.
@@ -33,13 +34,26 @@ type payload struct {
 // does not grow with image size. Nothing is written unless every input
 // could be opened.
 func Create(ctx context.Context, env *Env, output string, images []string) error {
+	prof, err := env.Release(ctx, nil)
+	if err != nil {
+		return err
+	}
+	return createAs(ctx, env, prof, output, images)
+}
+
+// createAs is Create as the packager of the release prof (release.go).
+func createAs(ctx context.Context, env *Env, prof release.Profile, output string, images []string) error {
 	ctx = withProgress(ctx, env)
 	endRead := env.Phases.Begin("open inputs", "")
+	if err := checkImagesAs(prof, images); err != nil {
+		return err
+	}
 	loads, err := openPayloads(env, images)
 	defer closePayloads(loads)
 	if err != nil {
 		return err
 	}
+	asRelease(prof, loads)
 	endRead()
 	defer env.Phases.Begin("write", output)()
 	out, err := atomicfile.Create(env.Path(output), env.Stdout)

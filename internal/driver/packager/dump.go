@@ -15,6 +15,7 @@ import (
 	"github.com/offload-kit/offload-kit/format/offload"
 	"github.com/offload-kit/offload-kit/internal/binio"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
+	"github.com/offload-kit/offload-kit/internal/release"
 	"github.com/offload-kit/offload-kit/internal/scan"
 )
 
@@ -36,6 +37,9 @@ type DumpOptions struct {
 	// visit, when set, sees each object as it is emitted, while the input
 	// is still open (the kernels view reads the payloads through it).
 	visit func(l *lister, obj *DumpObject)
+	// prof is the release whose llvm-objdump the text output follows,
+	// settled by Dump (zero: LLVM 22).
+	prof release.Profile
 }
 
 // DumpFile is one input in the JSON dump.
@@ -80,6 +84,9 @@ type DumpImage struct {
 	InflatedSize uint64 `json:"-"`
 
 	data []byte // the payload when it is not in the file (ImageOffset -1), for the kernels view
+	// producer is what the release's llvm-objdump prints after "producer"
+	// for the stored kind number (release.Profile.OffloadKindName).
+	producer string
 }
 
 // DumpKV is one string entry of an OffloadBinary.
@@ -95,6 +102,11 @@ type DumpKV struct {
 // side effect (see writeBundles).
 func Dump(ctx context.Context, env *Env, opt DumpOptions) error {
 	ctx = withProgress(ctx, env)
+	prof, err := env.Release(ctx, nil)
+	if err != nil {
+		return err
+	}
+	opt.prof = prof
 	var files []DumpFile
 	var firstErr error
 	for _, name := range opt.Files {
@@ -147,6 +159,9 @@ func dumpFile(ctx context.Context, env *Env, name string, opt DumpOptions) (Dump
 	// and nothing is written for it.
 	extract := opt.ExtractBundles && !strings.HasPrefix(name, "file://")
 	l := newLister(env, in, deep)
+	if opt.prof.Major != 0 {
+		l.prof = opt.prof
+	}
 	defer l.close()
 	l.full = extract
 	// With --json, the "Extracting offload bundle" lines would break the
@@ -305,7 +320,7 @@ func rawImages(l *lister, origin string, data []byte) (DumpObject, error) {
 // images describes OffloadBinary entries, with their payloads' contents
 // when the lister is deep.
 func (l *lister) images(bins []*offload.Binary) []DumpImage {
-	out := describe(l.in.data, bins)
+	out := describe(l.in.data, bins, l.prof)
 	if l.deep {
 		for i, b := range bins {
 			if d, ok := imageData(b); ok && isContainer(l.peek(d, 256)) {
@@ -316,7 +331,11 @@ func (l *lister) images(bins []*offload.Binary) []DumpImage {
 	return out
 }
 
-func describe(file []byte, bins []*offload.Binary) []DumpImage {
+// describe lists bins; prof is the release whose llvm-objdump the text
+// output's "producer" line follows (kind 3 is "hip" up to LLVM 19 and
+// "none" after, 4 the other way round), while the JSON document and the
+// filters name the offload model in either numbering (offload.Binary.Kind).
+func describe(file []byte, bins []*offload.Binary, prof release.Profile) []DumpImage {
 	out := make([]DumpImage, len(bins))
 	for i, b := range bins {
 		imgOff, hdrOff := int64(-1), int64(-1)
@@ -327,8 +346,9 @@ func describe(file []byte, bins []*offload.Binary) []DumpImage {
 		out[i] = DumpImage{
 			Index: i, Version: b.Version, Offset: hdrOff, Size: b.Size,
 			ImageKind: b.ImageKind.String(), ImageKindValue: uint16(b.ImageKind),
-			OffloadKind: b.OffloadKind.String(), OffloadValue: uint16(b.OffloadKind),
-			Flags: b.Flags, Kind: b.OffloadKind.String(), Triple: b.Get("triple"), Arch: b.Get("arch"),
+			OffloadKind: b.Kind().String(), OffloadValue: uint16(b.OffloadKind),
+			Flags: b.Flags, Kind: b.Kind().String(),
+			producer: prof.OffloadKindName(uint16(b.OffloadKind)), Triple: b.Get("triple"), Arch: b.Get("arch"),
 			ImageOffset: imgOff, ImageSize: len(b.Image), Strings: make([]DumpKV, len(b.Strings)),
 			InflatedSize: b.InflatedSize,
 		}

@@ -111,7 +111,7 @@ func Extract(ctx context.Context, env *Env, opt ExtractOptions) error {
 		filter := joinRepeated(offload.ParseImageArg(arg))
 		var matches []*offload.Binary
 		for _, b := range bins {
-			if umbrella && matchCompatible(b.OffloadKind.String(), b.Get("triple"), b.Get("arch"), b.Get, filter) ||
+			if umbrella && matchCompatible(b.Kind().String(), b.Get("triple"), b.Get("arch"), b.Get, filter) ||
 				!umbrella && matchImage(b, filter) {
 				matches = append(matches, b)
 			}
@@ -235,7 +235,8 @@ func matchImage(b *offload.Binary, filter []offload.KV) bool {
 		switch kv.Key {
 		case "file":
 		case "kind":
-			if b.OffloadKind != format.ParseOffloadKind(kv.Value) {
+			// Either numbering of HIP (3 up to LLVM 19, 4 after).
+			if b.Kind() != offload.CanonicalKind(format.ParseOffloadKind(kv.Value)) {
 				return false
 			}
 		default:

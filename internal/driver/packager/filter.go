@@ -204,7 +204,7 @@ func noMatch(input, arg string, filter []offload.KV, bins []*offload.Binary, ent
 			}
 		}
 		for _, b := range bins {
-			note(b.OffloadKind.String(), b.Get("triple"), b.Get("arch"))
+			note(b.Kind().String(), b.Get("triple"), b.Get("arch"))
 		}
 		for _, e := range entries {
 			note(e.Kind, e.Triple, e.Arch)

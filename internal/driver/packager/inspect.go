@@ -40,7 +40,7 @@ func printContents(sb *strings.Builder, c *DumpContents, all, entries bool, inde
 		line("kind", "%s", format.ImageKind(im.ImageKindValue).DumpName())
 		line("arch", "%s", im.Arch)
 		line("triple", "%s", im.Triple)
-		line("producer", "%s", im.OffloadKind)
+		line("producer", "%s", im.producerText())
 		if all {
 			line("version", "%d", im.Version)
 			line("flags", "%d", im.Flags)

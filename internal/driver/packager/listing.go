@@ -16,6 +16,7 @@ import (
 	"github.com/offload-kit/offload-kit/format/triple"
 	"github.com/offload-kit/offload-kit/internal/binio"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
+	"github.com/offload-kit/offload-kit/internal/release"
 )
 
 // DumpContents is what one object (or one image's payload) holds: its
@@ -151,12 +152,13 @@ type lister struct {
 	deep  bool     // describe nested containers (--all, --json)
 	full  bool     // decompress every compressed bundle (extraction needs the bytes)
 	nodes int
+	prof  release.Profile // whose llvm-objdump the text output follows (describe)
 	// decoded holds large compressed bundles' contents (decoded.go).
 	decoded []decoded
 }
 
 func newLister(env *Env, in *input, deep bool) *lister {
-	l := &lister{in: in, deep: deep}
+	l := &lister{in: in, deep: deep, prof: release.Default()}
 	if in.m.Mapped() {
 		if f, err := os.Open(env.Path(uriPath(in.name))); err == nil {
 			if st, err := f.Stat(); err == nil && st.Size() == int64(len(in.m.Data)) {
@@ -630,7 +632,7 @@ func (l *lister) parse(data []byte, depth int) (*DumpContents, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.Images = describe(l.in.data, bins)
+		c.Images = describe(l.in.data, bins, l.prof)
 		for i, b := range bins {
 			l.nodes++
 			if d, ok := imageData(b); ok && l.deep && isContainer(l.peek(d, 256)) {

@@ -43,6 +43,10 @@ func offloadBinaryOpts(prog, path string) *clopt.Set {
 // argv[0] verbatim. Response files ("@file") must have been expanded by the
 // caller (cli.ExpandResponseFiles).
 func OffloadBinaryMain(ctx context.Context, env *Env, argv0 string, args []string) error {
+	prof, err := env.Release(ctx, nil)
+	if err != nil {
+		return err
+	}
 	prog := diag.Stem(argv0)
 	set := offloadBinaryOpts(prog, argv0)
 	r, err := set.Parse(args)
@@ -64,7 +68,7 @@ func OffloadBinaryMain(ctx context.Context, env *Env, argv0 string, args []strin
 	if failed {
 		return diag.Reported{Code: 1}
 	}
-	if strings.HasSuffix(prog, "clang-offload-packager") {
+	if strings.HasSuffix(prog, "clang-offload-packager") && prof.PackagerDeprecationWarning() {
 		fmt.Fprintln(env.Stderr, "warning: 'clang-offload-packager' is deprecated. Use 'llvm-offload-binary' instead.")
 	}
 	output, hasOut := r.Last(obOutput), r.Has(obOutput)
@@ -75,7 +79,7 @@ func OffloadBinaryMain(ctx context.Context, env *Env, argv0 string, args []strin
 	case hasOut && len(r.Positional) > 0:
 		return errors.New("Packaging to an output file and extracting from an input file are mutually exclusive.")
 	case hasOut:
-		return Create(ctx, env, output, r.All(obImage))
+		return createAs(ctx, env, prof, output, r.All(obImage))
 	}
 	return Extract(ctx, env, ExtractOptions{Input: r.Positional[0], Images: r.All(obImage), Archive: r.Bool(obArchive), LLVMMessages: true})
 }
