@@ -22,6 +22,15 @@ echo "== run saxpy"; ./saxpy || rc=1
 echo "== link rdc"
 "${W[@]}" -o rdc rdc_main.fat.o rdc_lib.fat.o || rc=1
 echo "== run rdc"; ./rdc || rc=1
-echo "== dump"; bin/offload-packager dump --all saxpy rdc
+# Objects compiled by clang 19 (older entry layout, cuda_offloading_entries):
+# the wrapper must settle LLVM 19 from them (no clang runs here) and register
+# every kernel and variable, or the runs fail with "invalid device symbol".
+echo "== link saxpy (clang 19 objects)"
+"${W[@]}" -o saxpy19 saxpy.19.fat.o || rc=1
+echo "== run saxpy (clang 19 objects)"; ./saxpy19 || rc=1
+echo "== link rdc (clang 19 objects)"
+"${W[@]}" -o rdc19 rdc_main.19.fat.o rdc_lib.19.fat.o || rc=1
+echo "== run rdc (clang 19 objects)"; ./rdc19 || rc=1
+echo "== dump"; bin/offload-packager dump --all saxpy rdc saxpy19 rdc19
 echo "== result rc=$rc"
 exit $rc
