@@ -261,7 +261,7 @@ func (d *driver) groupInputs(sr *scanResult) *groups {
 		}
 		for _, b := range u.images {
 			mayCreate := should[b.Arch()]
-			if lazy && u.loaded && !(isGPU(b.Triple()) && b.Arch() == "generic") {
+			if lazy && u.createsLink(b) { // inputs.go: a target the link has
 				mayCreate = true
 			}
 			if gs.addMember(&devInput{bin: b, unit: u}, mayCreate) {

@@ -42,10 +42,11 @@ type unit struct {
 	symsOK   bool
 	syms     symtab
 
-	hostKept bool   // the host link may keep this member
-	loaded   bool   // kept by the host link or needed by selected device code
-	selected bool   // device code taken (lazy mode)
-	why      string // reason it was taken
+	hostKept bool        // the host link may keep this member
+	loaded   bool        // kept by the host link or needed by selected device code
+	selected bool        // device code taken (lazy mode)
+	targets  linkTargets // the link's device targets (lazy mode; createsLink)
+	why      string      // reason it was taken
 }
 
 // devInput is one extracted device image.
@@ -550,15 +551,38 @@ func (r *hostResolver) keeps(u *unit) string {
 	return ""
 }
 
+// serves reports whether a device image built for target k may be linked
+// into the device link of target l: the same target, or one LLVM 22's
+// areTargetsCompatible accepts (compatible: the same triple, and the same
+// arch, or either is "generic", or for AMDGPU the same processor with no
+// xnack/sramecc setting that contradicts the other's).
+func serves(k, l groupKey) bool { return k == l || compatible(k, l) }
+
+// createsLink reports whether member image b (of a selected member) may
+// start its own device link: its target is one the link has (from its
+// objects, from a member the host link keeps, from --should-extract). An
+// image for any other target goes only into the links it serves.
+func (u *unit) createsLink(b *offload.Binary) bool {
+	return u.targets[groupKey{b.Triple(), b.Arch()}]
+}
+
+// linkTargets is the set of device-link targets a lazy selection works
+// with, shared by the members it selects (unit.targets).
+type linkTargets map[groupKey]bool
+
 // selectMembers decides, in lazy mode, which archive members give device
 // code: every member the host link may keep (hostResolver), those whose
-// device images define a symbol that selected device code leaves
-// undefined, and those with an arch named in --should-extract. It iterates
-// to a fixed point, so the result does not depend on library order. When
-// the host link cannot be followed (an unknown option, a linker script
-// with SECTIONS, an object or member whose symbols cannot be read) every
-// member is taken: device code the program does not use is harmless, a
-// kept member without its device code fails at run time.
+// device images define a symbol that selected device code of a target
+// they serve leaves undefined, and those with an arch named in
+// --should-extract. Device symbols are resolved per target ID, not per
+// triple: a gfx700 member of a multi-arch library neither satisfies nor
+// pulls anything for a gfx90a link. It iterates to a fixed point, so the
+// result does not depend on library order. When the host link cannot be
+// followed (an unknown option, a linker script with SECTIONS, an object or
+// member whose symbols cannot be read) every member with device code for
+// a target the link already has from its objects is taken: device code the
+// program does not use is harmless, a kept member without its device code
+// fails at run time; members for targets the link does not have are not.
 func selectMembers(sr *scanResult, shouldExtract map[string]bool) {
 	objects, members := sr.objects, sr.members
 	unsure := sr.host.Unsure
@@ -567,23 +591,44 @@ func selectMembers(sr *scanResult, shouldExtract map[string]bool) {
 			unsure = append(unsure, u.origin+": the symbol table cannot be read")
 		}
 	}
+	targets := linkTargets{}
+	var order []groupKey // targets in the order they were added
+	addTarget := func(k groupKey) bool {
+		if targets[k] {
+			return false
+		}
+		targets[k] = true
+		order = append(order, k)
+		return true
+	}
+	for _, u := range objects {
+		for _, b := range u.images {
+			addTarget(groupKey{b.Triple(), b.Arch()})
+		}
+	}
+	for _, u := range members {
+		u.targets = targets
+	}
 	if len(unsure) > 0 {
 		for _, u := range members {
-			u.hostKept, u.loaded, u.selected = true, true, len(u.images) > 0
+			u.hostKept, u.loaded = true, true
 			u.why = "the host link may keep it: " + unsure[0]
+			for _, b := range u.images {
+				k := groupKey{b.Triple(), b.Arch()}
+				for _, l := range order {
+					if serves(k, l) {
+						u.selected = true
+					}
+				}
+				if shouldExtract[b.Arch()] {
+					u.selected = true
+				}
+			}
 		}
 		return
 	}
 	host := newHostResolver(&sr.host)
-	dev := map[string]*symSet{} // by device triple
-	devSet := func(triple string) *symSet {
-		s := dev[triple]
-		if s == nil {
-			s = newSymSet()
-			dev[triple] = s
-		}
-		return s
-	}
+	dev := map[groupKey]*symSet{} // by device-link target
 	devSyms := map[*offload.Binary]symtab{}
 	imageSyms := func(b *offload.Binary) (symtab, bool) {
 		if v, ok := devSyms[b]; ok {
@@ -595,10 +640,38 @@ func selectMembers(sr *scanResult, shouldExtract map[string]bool) {
 		}
 		return st, ok
 	}
+	var loadedImages []*offload.Binary // device code already given to the links it serves
+	// target adds a device-link target: the device code loaded so far
+	// that serves it is its code too.
+	target := func(k groupKey) {
+		if !addTarget(k) {
+			return
+		}
+		set := newSymSet()
+		dev[k] = set
+		for _, b := range loadedImages {
+			if serves(groupKey{b.Triple(), b.Arch()}, k) {
+				if st, ok := imageSyms(b); ok {
+					set.add(st)
+				}
+			}
+		}
+	}
+	for _, k := range order {
+		dev[k] = newSymSet()
+	}
 	loadDevice := func(u *unit) {
 		for _, b := range u.images {
-			if st, ok := imageSyms(b); ok {
-				devSet(b.Triple()).add(st)
+			loadedImages = append(loadedImages, b)
+			st, ok := imageSyms(b)
+			if !ok {
+				continue
+			}
+			k := groupKey{b.Triple(), b.Arch()}
+			for _, l := range order {
+				if serves(k, l) {
+					dev[l].add(st)
+				}
 			}
 		}
 	}
@@ -612,6 +685,14 @@ func selectMembers(sr *scanResult, shouldExtract map[string]bool) {
 		if kept && !u.hostKept {
 			u.hostKept = true
 			host.load(u)
+			// The host keeps its code, so its device code must be
+			// linked for every target it was built for (a generic GPU
+			// image joins the links of its triple instead).
+			for _, b := range u.images {
+				if !(isGPU(b.Triple()) && b.Arch() == "generic") {
+					target(groupKey{b.Triple(), b.Arch()})
+				}
+			}
 		}
 		if !u.loaded {
 			u.loaded, u.why = true, why
@@ -622,6 +703,7 @@ func selectMembers(sr *scanResult, shouldExtract map[string]bool) {
 	for _, u := range members {
 		for _, b := range u.images {
 			if shouldExtract[b.Arch()] && !u.loaded {
+				target(groupKey{b.Triple(), b.Arch()})
 				take(u, "--should-extract="+b.Arch(), false)
 			}
 		}
@@ -645,12 +727,21 @@ func selectMembers(sr *scanResult, shouldExtract map[string]bool) {
 			if u.loaded {
 				continue
 			}
+		images:
 			for _, b := range u.images {
-				if st, ok := imageSyms(b); ok {
-					if sym, ok := devSet(b.Triple()).resolves(st.defs); ok {
-						take(u, "device code references "+sym, false)
+				st, ok := imageSyms(b)
+				if !ok {
+					continue
+				}
+				k := groupKey{b.Triple(), b.Arch()}
+				for _, l := range order {
+					if !serves(k, l) {
+						continue
+					}
+					if sym, ok := dev[l].resolves(st.defs); ok {
+						take(u, "device code for "+groupName(l)+" references "+sym, false)
 						changed = true
-						break
+						break images
 					}
 				}
 			}
