@@ -29,7 +29,7 @@ type config struct {
 
 	prof        release.Profile // the release this run behaves as (release.go)
 	targets     []string        // IDs as the release writes them, in -targets order
-	hostIndex   int      // -1 if none
+	hostIndex   int             // -1 if none
 	allowNoHost bool
 	now         func() time.Time
 }
