@@ -41,7 +41,6 @@ func TestParseArgv(t *testing.T) {
 	}
 }
 
-
 // FuzzParseArgv: any argv gives arguments in order, inside argv.
 func FuzzParseArgv(f *testing.F) {
 	for _, s := range []string{"-L /a -lb -o x", "--sysroot -T", "-u x -e y --defsym=a=b -Ttext 0 --start-lib a.o"} {

@@ -115,8 +115,8 @@ func (w *Walker) Walk(args []Arg) error {
 	return nil
 }
 
-// Unsuref records why the walk may miss a file read or a member kept.
-func (w *Walker) Unsuref(format string, args ...any) {
+// AddUnsure records why the walk may miss a file read or a member kept.
+func (w *Walker) AddUnsure(format string, args ...any) {
 	w.Model.Unsure = append(w.Model.Unsure, fmt.Sprintf(format, args...))
 }
 
@@ -140,7 +140,7 @@ func (w *Walker) visit(name string, depth int) error {
 func (w *Walker) script(name, text string) error {
 	data, err := w.Search.ReadText(name)
 	if err != nil {
-		w.Unsuref("linker script %s (%s) cannot be read: %v", name, text, err)
+		w.AddUnsure("linker script %s (%s) cannot be read: %v", name, text, err)
 		return nil
 	}
 	return w.followScript(name, data, 0)
@@ -156,7 +156,7 @@ func (w *Walker) symbolFile(name, text string) {
 		names, err = ParseSymbolFile(data)
 	}
 	if err != nil {
-		w.Unsuref("%s (%s) cannot be read: %v", name, text, err)
+		w.AddUnsure("%s (%s) cannot be read: %v", name, text, err)
 		return
 	}
 	for _, n := range names {
@@ -171,7 +171,7 @@ func (w *Walker) followScript(name, text string, depth int) error {
 	info := ParseScript(text)
 	m := &w.Model
 	if info.Unsure != "" {
-		w.Unsuref("linker script %s: %s", name, info.Unsure)
+		w.AddUnsure("linker script %s: %s", name, info.Unsure)
 	}
 	for _, n := range info.Refs {
 		m.Refs = append(m.Refs, SymRef{n, "named in linker script " + name})
@@ -179,7 +179,7 @@ func (w *Walker) followScript(name, text string, depth int) error {
 	w.Search.Dirs = append(w.Search.Dirs, info.SearchDirs...)
 	if depth >= MaxScriptDepth {
 		if len(info.Inputs) > 0 {
-			w.Unsuref("linker script %s: scripts nested more than %d deep", name, MaxScriptDepth)
+			w.AddUnsure("linker script %s: scripts nested more than %d deep", name, MaxScriptDepth)
 		}
 		return nil
 	}

@@ -51,7 +51,7 @@ func walkOf(t *testing.T, dir string, argv ...string) ([]string, Model, error) {
 func TestWalk(t *testing.T) {
 	dir := tree(t, map[string]string{
 		"a.o": "", "d1/libS.a": "", "d2/libS.so": "", "d2/libT.so": "", "d2/libT.a": "",
-		"d1/libG.so": "SCRIPT /* like libc.so */ GROUP ( libGreal.a AS_NEEDED ( -lT ) ) SEARCH_DIR(@D@/d3) INPUT(libU.a) EXTERN(ext_sym)",
+		"d1/libG.so":    "SCRIPT /* like libc.so */ GROUP ( libGreal.a AS_NEEDED ( -lT ) ) SEARCH_DIR(@D@/d3) INPUT(libU.a) EXTERN(ext_sym)",
 		"d1/libGreal.a": "", "d3/libU.a": "",
 		"t.ld": "ENTRY(start) INPUT(libGreal.a)", "v.map": "{ global: f*; local: *; };",
 	})

@@ -3,6 +3,7 @@ package linkwrap
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -42,7 +43,7 @@ func TestDeviceRuntimeMembersPerTargetID(t *testing.T) {
 	for _, major := range []int{19, 16} {
 		libDir := llvmtools.RuntimeLib(t, major)
 		for _, extra := range [][]string{nil, {"--should-extract=gfx90a"}} {
-			t.Run(strings.Join(append([]string{"llvm-" + string(rune('0'+major/10)) + string(rune('0'+major%10))}, extra...), " "), func(t *testing.T) {
+			t.Run(strings.Join(append([]string{fmt.Sprintf("llvm-%d", major)}, extra...), " "), func(t *testing.T) {
 				argv := cmdline(filepath.Join(bin, "linker-wrapper"), "--dry-run", "--wrapper-verbose", "--linker-path=/usr/bin/ld",
 					"--host-triple=x86_64-unknown-linux-gnu", extra, "-o", "app", "t.o", "-L"+libDir, "-lomptarget.devicertl")
 				var stderr bytes.Buffer

@@ -214,7 +214,7 @@ func (d *driver) visit(w *hostlink.Walker, res *scanResult, count *int, in hostl
 	if k == format.KindUnknown {
 		// The host linker reads any other file as a linker script.
 		if len(f.Data) > hostlink.MaxScriptSize {
-			w.Unsuref("%s: not an object file, and too large to read as a linker script", name)
+			w.AddUnsure("%s: not an object file, and too large to read as a linker script", name)
 			return "", false, nil
 		}
 		return string(f.Data), true, nil
@@ -255,7 +255,7 @@ func (res *scanResult) shared(w *hostlink.Walker, name string, data []byte, pos 
 	defs, undefs, ok := dynamicSymbols(data)
 	h := &res.host
 	if !ok {
-		w.Unsuref("%s: the dynamic symbol table cannot be read", name)
+		w.AddUnsure("%s: the dynamic symbol table cannot be read", name)
 		return
 	}
 	for _, n := range defs {

@@ -25,8 +25,8 @@ import (
 // devImage is one device image of a synthetic object: an ELF relocatable
 // for triple/arch defining defs and referencing undefs.
 type devImage struct {
-	triple, arch  string
-	defs, undefs  []string
+	triple, arch string
+	defs, undefs []string
 }
 
 const (
@@ -119,9 +119,10 @@ func deviceGroups(t *testing.T, dir string, args ...string) (map[string][]string
 	return out, stderr.String()
 }
 
-// drtMember is a device-runtime member for one arch: it defines
-// __kmpc_target_init and references helper_<arch>... as LLVM's device
-// runtime members all define the same names.
+// drtMember is a device-runtime member for one arch: a host object
+// without host symbols whose device image defines __kmpc_target_init and
+// __kmpc_target_deinit (as every member of LLVM's device runtime does) and
+// references undefs.
 func drtMember(t *testing.T, triple, arch string, undefs ...string) member {
 	name := "drt-" + strings.NewReplacer(":", "_", "+", "p", "-", "m").Replace(arch) + ".o"
 	if arch == "" {
