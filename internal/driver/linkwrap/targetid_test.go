@@ -180,6 +180,8 @@ func TestMemberSelectionPerTargetID(t *testing.T) {
 // compatible with the link's serve it without a device link of their own:
 // an xnack-any gfx90a member a gfx90a:xnack+ link, a generic member any
 // arch of its triple; an xnack- member does not serve an xnack+ link.
+// Within one archive the first member serving the link that defines a
+// symbol wins, as the first definition does in the host linkers.
 func TestMemberSelectionCompatibleTargets(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.o"), hostObject(t, []string{"main"}, nil,
@@ -190,6 +192,14 @@ func TestMemberSelectionCompatibleTargets(t *testing.T) {
 		member{"generic-nv.o", hostObject(t, nil, nil, devImage{triple: nvptx, arch: "generic", defs: []string{"generic_fn"}})})
 	got, notes := deviceGroups(t, dir, "$D/main.o", "$D/libx.a")
 	assert.Equal(t, map[string][]string{amdgcn + " gfx90a:xnack+": {"drt-gfx90a.o", "generic.o", "main.o"}}, got, notes)
+
+	// areTargetsCompatible is symmetric (unlike clang-offload-bundler's
+	// code-object rule): an xnack+ member serves an xnack-any link.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main-any.o"), hostObject(t, []string{"main"}, nil,
+		devImage{triple: amdgcn, arch: "gfx90a", undefs: []string{"__kmpc_target_init"}}), 0o644))
+	writeArchive(t, filepath.Join(dir, "liby.a"), drtMember(t, amdgcn, "gfx90a:xnack-"), drtMember(t, amdgcn, "gfx90a:xnack+"))
+	got, notes = deviceGroups(t, dir, "$D/main-any.o", "$D/liby.a")
+	assert.Equal(t, map[string][]string{amdgcn + " gfx90a": {"drt-gfx90a_xnackm.o", "main-any.o"}}, got, "the first member serving the link wins\n%s", notes)
 }
 
 // TestMemberSelectionFallbackTargets: where the host link line is not
