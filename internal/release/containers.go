@@ -85,6 +85,17 @@ func (p Profile) OffloadBinaryStringMap() bool { return p.Major <= 16 }
 // (the message changed with the llvm-offload-binary rework in 22).
 func (p Profile) PackagerRequiresTriple() bool { return p.Major <= 21 }
 
+// PackagerArchive: the release's packager has --archive (extracted images
+// into a static archive; LLVM 17 and later). Checked: 16.0.6 rejects it.
+func (p Profile) PackagerArchive() bool { return p.Major >= 17 }
+
+// PackagerIndexInFile: the release's packager numbers the files it
+// extracts without file= by the image's position in the input
+// ("<stem>-<triple>-<arch>.<position>.<ext>", LLVM 16), not by a counter of
+// the images the --image matched (LLVM 17 and later). Checked with 16
+// and 19.
+func (p Profile) PackagerIndexInFile() bool { return p.Major <= 16 }
+
 // PackagerDeprecationWarning: the release's clang-offload-packager, being
 // an alias of llvm-offload-binary, warns "'clang-offload-packager' is
 // deprecated. Use 'llvm-offload-binary' instead." on every run (LLVM 22;

@@ -35,6 +35,9 @@ func TestContainerFacts(t *testing.T) {
 		if got != c {
 			t.Errorf("LLVM %d:\n got %+v\nwant %+v", c.major, got, c)
 		}
+		if p.PackagerArchive() != (c.major >= 17) || p.PackagerIndexInFile() != (c.major == 16) {
+			t.Errorf("LLVM %d: archive=%v index-in-file=%v", c.major, p.PackagerArchive(), p.PackagerIndexInFile())
+		}
 		if p.OffloadKindNumber("openmp") != 1 || p.OffloadKindNumber("cuda") != 2 || p.OffloadKindNumber("HIP") != 0 ||
 			p.OffloadKindName(1) != "openmp" || p.OffloadKindName(2) != "cuda" || p.OffloadKindName(0) != "none" {
 			t.Errorf("LLVM %d: openmp/cuda/none numbering differs", c.major)

@@ -36,6 +36,9 @@ type ExtractOptions struct {
 	// Strict22 keeps LLVM 22.1.8's behaviour of doing nothing when no
 	// --image is given (the llvm-offload-binary personality).
 	Strict22 bool
+	// indexInFile numbers extracted files by the image's position in the
+	// input (LLVM 16's packager, release.Profile.PackagerIndexInFile).
+	indexInFile bool
 }
 
 // Extract writes the selected images of an input to files.
@@ -172,6 +175,9 @@ func Extract(ctx context.Context, env *Env, opt ExtractOptions) error {
 			continue
 		}
 		for i, b := range matches {
+			if opt.indexInFile {
+				i = indexOf(bins, b)
+			}
 			name := safeName(fmt.Sprintf("%s-%s-%s.%d.%s", stem, b.Get("triple"), b.Get("arch"), i, b.ImageKind.Ext()))
 			if err := writeImage(ctx, env, in, name, b); err != nil {
 				return err

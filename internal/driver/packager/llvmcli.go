@@ -48,7 +48,7 @@ func OffloadBinaryMain(ctx context.Context, env *Env, argv0 string, args []strin
 		return err
 	}
 	prog := diag.Stem(argv0)
-	set := offloadBinaryOpts(prog, argv0)
+	set := offloadBinaryOptsAs(prog, argv0, prof)
 	r, err := set.Parse(args)
 	var ce *clopt.Error
 	if err != nil && !errors.As(err, &ce) {
@@ -81,7 +81,8 @@ func OffloadBinaryMain(ctx context.Context, env *Env, argv0 string, args []strin
 	case hasOut:
 		return createAs(ctx, env, prof, output, r.All(obImage))
 	}
-	return Extract(ctx, env, ExtractOptions{Input: r.Positional[0], Images: r.All(obImage), Archive: r.Bool(obArchive), LLVMMessages: true})
+	return Extract(ctx, env, ExtractOptions{Input: r.Positional[0], Images: r.All(obImage), Archive: r.Bool(obArchive), LLVMMessages: true,
+		indexInFile: prof.PackagerIndexInFile()})
 }
 
 // CreateOptions are the parsed arguments of offload-packager create.

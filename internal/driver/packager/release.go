@@ -5,6 +5,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/internal/cli/clopt"
 	"github.com/offload-kit/offload-kit/internal/release"
 )
 
@@ -62,4 +63,31 @@ func (im *DumpImage) producerText() string {
 		return im.producer
 	}
 	return im.OffloadKind
+}
+
+// offloadBinaryOptsAs is the release's option table: --archive only from
+// LLVM 17 (release.Profile.PackagerArchive), so that 16 rejects it as an
+// unknown argument and leaves it out of --help.
+func offloadBinaryOptsAs(prog, path string, prof release.Profile) *clopt.Set {
+	set := offloadBinaryOpts(prog, path)
+	if !prof.PackagerArchive() {
+		opts := set.Opts[:0]
+		for _, o := range set.Opts {
+			if o.Name != obArchive {
+				opts = append(opts, o)
+			}
+		}
+		set.Opts = opts
+	}
+	return set
+}
+
+// indexOf is b's position in bins.
+func indexOf(bins []*offload.Binary, b *offload.Binary) int {
+	for i, x := range bins {
+		if x == b {
+			return i
+		}
+	}
+	return -1
 }
