@@ -107,3 +107,15 @@ func (p Profile) WrapperSeparator() bool { return p.Major <= 18 }
 // without an arch -march=native (seen with LLVM 16's and 19's; LLVM 22's
 // passes no -march; 20 and 21 are taken to be 22's).
 func (p Profile) WrapperNativeCPUArch() bool { return p.Major <= 19 }
+
+// WrapperRelocatable: the release's wrapper links relocatably (-r,
+// --relocatable: images in .llvm.offloading.relocatable, entry sections
+// renamed after the link), LLVM 19 and later. Older wrappers hand -r to the
+// linker and wrap the images as for a program.
+func (p Profile) WrapperRelocatable() bool { return p.Major >= 19 }
+
+// WrapperDumpdir: the release's wrapper names the device link's auxiliary
+// outputs with -dumpdir <output>.<arch>.<cpu>.img. (LLVM 22's does; 16's
+// and 19's pass none; 20 and 21 are taken to be 22's). Only releases whose
+// clang accepts -dumpdir (Dumpdir, 17 and later) can.
+func (p Profile) WrapperDumpdir() bool { return p.Dumpdir() && p.Major >= 20 }

@@ -62,6 +62,12 @@ func TestWrapperFacts(t *testing.T) {
 		native    bool
 	}{{16, "O2", true, true}, {18, "O2", true, true}, {19, "O2", false, true}, {20, "O2", false, false}, {21, "", false, false}, {22, "", false, false}} {
 		p := Of(c.major, "test")
+		if p.WrapperDumpdir() != (c.major >= 20) {
+			t.Errorf("LLVM %d: WrapperDumpdir", c.major)
+		}
+		if p.WrapperRelocatable() != (c.major >= 19) {
+			t.Errorf("LLVM %d: WrapperRelocatable", c.major)
+		}
 		if p.WrapperDefaultOptLevel() != c.opt || p.WrapperSeparator() != c.separator || p.WrapperNativeCPUArch() != c.native {
 			t.Errorf("LLVM %d: opt=%q separator=%v native=%v", c.major, p.WrapperDefaultOptLevel(), p.WrapperSeparator(), p.WrapperNativeCPUArch())
 		}

@@ -547,7 +547,7 @@ func (d *driver) deviceArgs(clang string, k groupKey, sycl bool, img string, inp
 		arch = ""
 	}
 	args := []string{clang, "--no-default-config", "-o", img}
-	if d.rel().Dumpdir() {
+	if d.rel().WrapperDumpdir() {
 		args = append(args, "-dumpdir", d.exe+"."+sanitize(tripleArch(triple))+"."+sanitize(arch)+".img.")
 	}
 	args = append(args, "--target="+triple)

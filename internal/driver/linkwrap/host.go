@@ -45,7 +45,7 @@ func (d *driver) hostLink(ctx context.Context, wrappers []string) (err error) {
 	if err != nil {
 		return err
 	}
-	if d.opt.Relocatable {
+	if d.opt.Relocatable && d.rel().WrapperRelocatable() {
 		return d.relocateOffloadSections()
 	}
 	return nil

@@ -138,13 +138,14 @@ func TestOldReleaseOptions(t *testing.T) {
 	}
 }
 
-// TestDeviceLinkPerRelease: -dumpdir only from LLVM 17 (clang 16 rejects
-// it), the default -O2 up to 20, -march=native for CPU links up to 19.
+// TestDeviceLinkPerRelease: -dumpdir only from LLVM 20 (clang 16 rejects
+// it, 19's wrapper passes none), the default -O2 up to 20, -march=native
+// for CPU links up to 19.
 func TestDeviceLinkPerRelease(t *testing.T) {
 	for _, c := range []struct {
 		major               int
 		dumpdir, o2, native bool
-	}{{16, false, true, true}, {17, true, true, true}, {19, true, true, true}, {20, true, true, false}, {21, true, false, false}, {22, true, false, false}} {
+	}{{16, false, true, true}, {17, false, true, true}, {19, false, true, true}, {20, true, true, false}, {21, true, false, false}, {22, true, false, false}} {
 		dev, _, stderr, err := dryRun(t, map[string]string{driverenv.ReleaseEnv: strconv.Itoa(c.major)}, "--wrapper-verbose")
 		require.NoError(t, err, stderr)
 		assert.Contains(t, stderr, "note: release: using LLVM "+strconv.Itoa(c.major)+" ($OFFLOAD_KIT_LLVM_RELEASE)")
