@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -115,8 +116,11 @@ func (c hipReleaseCell) checkReference(t *testing.T, log string) {
 	assert.Equal(t, fatbins, strings.Count(log, "RegisterFatBinary magic=0x48495046 version=1\n"), "fat binaries registered")
 	assert.Equal(t, fatbins, strings.Count(log, "UnregisterFatBinary ok=1\n"), "fat binaries unregistered")
 	assert.Equal(t, fatbins, strings.Count(log, "  entry "+host+" offset=4096 size=0 "), "host entries %q", host)
-	for _, arch := range []string{"gfx90a", "gfx1100"} {
-		assert.Equal(t, fatbins, strings.Count(log, "  entry "+kind+"-amdgcn-amd-amdhsa--"+arch+" "), "%s entries of kind %s", arch, kind)
+	// Each code object is an AMDGPU ELF (e_machine 224) for its processor
+	// (EF_AMDGPU_MACH in the low byte of e_flags: gfx90a 0x3f, gfx1100 0x41).
+	for arch, mach := range map[string]string{"gfx90a": "3f", "gfx1100": "41"} {
+		re := regexp.MustCompile(`  entry ` + kind + `-amdgcn-amd-amdhsa--` + arch + ` offset=\d+ size=[1-9]\d* fnv=[0-9a-f]{16} e_machine=224 e_flags=0x[0-9a-f]*` + mach + `\n`)
+		assert.Len(t, re.FindAllString(log, -1), fatbins, "%s code objects of kind %s", arch, kind)
 	}
 	for _, k := range []string{"_Z6kern_aPi", "_Z6kern_bPfi", "_Z6kern_cv"} {
 		assert.Contains(t, log, "RegisterFunction ok=1 addr="+k+" name="+k+"\n")
@@ -184,8 +188,8 @@ func checkToolsFrom(t *testing.T, work string, argv []string, dir string, want b
 // clang-offload-packager, clang-linker-wrapper throughout) and once with
 // -B<offload-kit>. Every program runs against the recording stub runtime
 // (testdata/hip/stub.c: the fat binary wrapper, each bundle entry ID with
-// size and checksum per code object, every kernel, variable and managed
-// variable), and every log must equal that of the fully plain build.
+// size, checksum and ELF e_machine/e_flags per code object, every kernel,
+// variable and managed variable), and every log must equal that of the fully plain build.
 //
 // clang -### checks that the -B runs really take offload-kit's programs.
 // Every compile passes -cuid=<file>: clang's default CUID hashes the

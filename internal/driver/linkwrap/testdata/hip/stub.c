@@ -1,6 +1,7 @@
 /* Recording stub of the HIP registration runtime: logs the fat binary wrapper,
    every bundle entry ID with a size and FNV-1a checksum per code object (after
-   zstd decompression for CCOB bundles), and every registered kernel and
+   zstd decompression for CCOB bundles) and an ELF code object's e_machine and
+   e_flags (the AMDGPU processor), and every registered kernel and
    variable, so that programs linked by two wrappers can be compared. */
 
 #define _GNU_SOURCE
@@ -36,8 +37,16 @@ void **__hipRegisterFatBinary(const struct fatbin_wrapper *w) {
     printf("  bundle entries=%llu\n", (unsigned long long)n);
     for (uint64_t i = 0; i < n; i++) {
       uint64_t off = u64(p), size = u64(p + 8), idlen = u64(p + 16);
-      printf("  entry %.*s offset=%llu size=%llu fnv=%016llx\n", (int)idlen, p + 24, (unsigned long long)off,
+      printf("  entry %.*s offset=%llu size=%llu fnv=%016llx", (int)idlen, p + 24, (unsigned long long)off,
              (unsigned long long)size, (unsigned long long)fnv(b + off, size));
+      /* A 64-bit ELF code object: its machine and flags (for AMDGPU the
+         processor, EF_AMDGPU_MACH, and the xnack/sramecc settings). */
+      if (size >= 64 && memcmp(b + off, "\x7f" "ELF", 4) == 0 && b[off + 4] == 2) {
+        uint16_t mach; uint32_t flags;
+        memcpy(&mach, b + off + 18, 2); memcpy(&flags, b + off + 48, 4);
+        printf(" e_machine=%u e_flags=0x%x", mach, flags);
+      }
+      printf("\n");
       p += 24 + idlen;
     }
   }
