@@ -96,6 +96,16 @@ func (p Profile) PackagerArchive() bool { return p.Major >= 17 }
 // and 19.
 func (p Profile) PackagerIndexInFile() bool { return p.Major <= 16 }
 
+// PackagerOptionCategory is the heading of the packager's own options in
+// its --help: the tool was clang-offload-packager up to LLVM 21 and is
+// llvm-offload-binary in 22. Checked with 16, 19 and 22.
+func (p Profile) PackagerOptionCategory() string {
+	if p.Major >= 22 {
+		return "llvm-offload-binary options"
+	}
+	return "clang-offload-packager options"
+}
+
 // PackagerDeprecationWarning: the release's clang-offload-packager, being
 // an alias of llvm-offload-binary, warns "'clang-offload-packager' is
 // deprecated. Use 'llvm-offload-binary' instead." on every run (LLVM 22;
@@ -147,6 +157,16 @@ func (p Profile) BundleHIPv4IsHIP() bool { return p.Major >= 18 }
 // and OFFLOAD_BUNDLER_COMPRESS (LLVM 18 and later, llvm-project PR 67162).
 // Checked: 16 rejects -compress, 19 has it.
 func (p Profile) BundlerCompression() bool { return p.Major >= 18 }
+
+// BundlerCheckInputArchive: the release's clang-offload-bundler has
+// -check-input-archive (LLVM 17 and later). Checked: 16.0.6 does not
+// list it, 19 does.
+func (p Profile) BundlerCheckInputArchive() bool { return p.Major >= 17 }
+
+// BundlerVerbose: the release's clang-offload-bundler has -verbose (the
+// compression statistics, LLVM 18 and later with compression). Checked:
+// 16.0.6 does not list it, 19 does.
+func (p Profile) BundlerVerbose() bool { return p.Major >= 18 }
 
 // BundlerCompressionLevel: the release's clang-offload-bundler has
 // -compression-level and OFFLOAD_BUNDLER_COMPRESSION_LEVEL (LLVM 19 and

@@ -35,6 +35,10 @@ func TestContainerFacts(t *testing.T) {
 		if got != c {
 			t.Errorf("LLVM %d:\n got %+v\nwant %+v", c.major, got, c)
 		}
+		if p.BundlerCheckInputArchive() != (c.major >= 17) || p.BundlerVerbose() != (c.major >= 18) ||
+			(p.PackagerOptionCategory() == "llvm-offload-binary options") != (c.major == 22) {
+			t.Errorf("LLVM %d: check-input-archive=%v verbose=%v category=%q", c.major, p.BundlerCheckInputArchive(), p.BundlerVerbose(), p.PackagerOptionCategory())
+		}
 		if p.PackagerArchive() != (c.major >= 17) || p.PackagerIndexInFile() != (c.major == 16) {
 			t.Errorf("LLVM %d: archive=%v index-in-file=%v", c.major, p.PackagerArchive(), p.PackagerIndexInFile())
 		}

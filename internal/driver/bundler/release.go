@@ -12,7 +12,8 @@ import (
 // version (docs/bundle.md, "Releases").
 
 // bundlerOptsAs is bundlerOpts without the options the release's bundler
-// does not have (-compress before LLVM 18, -compression-level before 19),
+// does not have (-check-input-archive before LLVM 17, -compress and
+// -verbose before 18, -compression-level before 19),
 // so that they are unknown arguments and absent from --help, as there.
 func bundlerOptsAs(prog, path string, prof release.Profile) *clopt.Set {
 	set := bundlerOpts(prog, path)
@@ -20,7 +21,9 @@ func bundlerOptsAs(prog, path string, prof release.Profile) *clopt.Set {
 	for _, o := range set.Opts {
 		switch {
 		case o.Name == optCompress && !prof.BundlerCompression(),
-			o.Name == optCompressionLevel && !prof.BundlerCompressionLevel():
+			o.Name == optCompressionLevel && !prof.BundlerCompressionLevel(),
+			o.Name == optCheckInputArchive && !prof.BundlerCheckInputArchive(),
+			o.Name == optVerbose && !prof.BundlerVerbose():
 			continue
 		}
 		opts = append(opts, o)

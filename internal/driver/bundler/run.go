@@ -152,7 +152,7 @@ func (c *config) readEnv(env *Env) {
 	if v, ok := env.Lookup("OFFLOAD_BUNDLER_IGNORE_ENV_VAR"); ok && v == "1" {
 		return
 	}
-	if v, ok := env.Lookup("OFFLOAD_BUNDLER_VERBOSE"); ok {
+	if v, ok := env.Lookup("OFFLOAD_BUNDLER_VERBOSE"); ok && c.prof.BundlerVerbose() {
 		c.verbose = v == "1"
 	}
 	if v, ok := env.Lookup("OFFLOAD_BUNDLER_COMPRESS"); ok && c.prof.BundlerCompression() {

@@ -67,9 +67,11 @@ func (im *DumpImage) producerText() string {
 
 // offloadBinaryOptsAs is the release's option table: --archive only from
 // LLVM 17 (release.Profile.PackagerArchive), so that 16 rejects it as an
-// unknown argument and leaves it out of --help.
+// unknown argument and leaves it out of --help, and the options' --help
+// heading named after the tool of the release.
 func offloadBinaryOptsAs(prog, path string, prof release.Profile) *clopt.Set {
 	set := offloadBinaryOpts(prog, path)
+	set.Category = prof.PackagerOptionCategory()
 	if !prof.PackagerArchive() {
 		opts := set.Opts[:0]
 		for _, o := range set.Opts {
