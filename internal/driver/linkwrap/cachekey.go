@@ -335,14 +335,7 @@ func (d *driver) gnuSearchDirs(ctx context.Context, ld, emulation string) ([]str
 			d.cache.SetMemo("ld-search", key, deps, since, out.Bytes())
 		}
 	}
-	for _, line := range strings.Split(out.String(), "\n") {
-		for _, stmt := range strings.Split(line, ";") {
-			stmt = strings.TrimSpace(stmt)
-			if dir, ok := strings.CutPrefix(stmt, "SEARCH_DIR(\""); ok {
-				dirs = append(dirs, strings.TrimSuffix(dir, "\")"))
-			}
-		}
-	}
+	dirs = ldVerboseSearchDirs(out.String())
 	m.mu.Lock()
 	if m.ldDirs == nil {
 		m.ldDirs = map[string][]string{}
@@ -350,6 +343,17 @@ func (d *driver) gnuSearchDirs(ctx context.Context, ld, emulation string) ([]str
 	m.ldDirs[memo] = dirs
 	m.mu.Unlock()
 	return dirs, nil
+}
+
+// ldVerboseSearchDirs reads the SEARCH_DIRs of the default linker script
+// that GNU ld --verbose prints between two lines of '=' (the whole output
+// when they are missing), with hostlink's script reader.
+func ldVerboseSearchDirs(out string) []string {
+	const ruler = "\n=================================================="
+	if parts := strings.Split(out, ruler); len(parts) >= 3 {
+		out = parts[1]
+	}
+	return hostlink.ParseScript(out).SearchDirs
 }
 
 // parseHashHashHash reads the commands clang -### prints: one per line,
