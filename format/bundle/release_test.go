@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/offload-kit/offload-kit/internal/release"
@@ -83,5 +84,26 @@ func TestLLVMOrderHash(t *testing.T) {
 	}
 	if got := LLVMOrderHash([]string{"host-x86_64-unknown-linux-gnu-", "hip-amdgcn-amd-amdhsa--gfx90a"}, release.HashXXH3); got[0] != "hip-amdgcn-amd-amdhsa--gfx90a" {
 		t.Errorf("xxh3 order %v", got)
+	}
+}
+
+// TestCompressV1: LLVM 18's bundler writes CCOB version 1 (no total size);
+// ours writes it for the 18 profile, and reads it back.
+func TestCompressV1(t *testing.T) {
+	src := []byte(strings.Repeat("s_load_dword v0, s[4:5]\n", 400))
+	blob, h, err := Compress(nil, src, CompressOptions{Version: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Version != 1 || int(h.TotalFileSize) != len(blob) {
+		t.Fatalf("header %+v, blob %d bytes", h, len(blob))
+	}
+	p, err := ParseHeader(blob)
+	if err != nil || p.Version != 1 || p.UncompressedSize != uint64(len(src)) {
+		t.Fatalf("ParseHeader = %+v, %v", p, err)
+	}
+	d, err := Decompress(blob, Limits{})
+	if err != nil || string(d.Data) != string(src) {
+		t.Fatalf("Decompress: %v", err)
 	}
 }

@@ -279,6 +279,7 @@ func TestReleaseCompression(t *testing.T) {
 			mh, err := bundle.ParseHeader(mine)
 			require.NoError(t, err, "LLVM %d %v %v: ours is not compressed", major, c.envs, c.extra)
 			assert.Equal(t, rh.Version, mh.Version, "LLVM %d %v %v: CCOB version", major, c.envs, c.extra)
+			assert.True(t, prof.CCOBReadable(mh.Version), "LLVM %d reads version %d", major, mh.Version)
 			rd, err := bundle.Decompress(ref, bundle.Limits{})
 			require.NoError(t, err)
 			md, err := bundle.Decompress(mine, bundle.Limits{})
