@@ -305,3 +305,43 @@ func dropSuggestions(s string) string {
 	}
 	return strings.Join(keep, "")
 }
+
+// TestReleaseArchiveParity unbundles a static archive of bundles each
+// release's bundler made (-type=a, as clang's -fgpu-rdc links do) as that
+// release does: device archives and messages byte for byte.
+func TestReleaseArchiveParity(t *testing.T) {
+	for _, major := range bundlerReleases {
+		src := t.TempDir()
+		releaseInputs(t, src)
+		host := "host-x86_64-unknown-linux"
+		if major == 22 {
+			host += "-gnu"
+		}
+		for i, targets := range [][]string{
+			{host, "hipv4-amdgcn-amd-amdhsa--gfx90a", "hipv4-amdgcn-amd-amdhsa--gfx908"},
+			{host, "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"},
+		} {
+			args := []string{"-type=bc", "-targets=" + strings.Join(targets, ","), "-input=a.ll"}
+			for j := 1; j < len(targets); j++ {
+				args = append(args, fmt.Sprintf("-input=dev%d.bin", j))
+			}
+			r := runRelease(t, major, src, nil, append(args, fmt.Sprintf("-output=m%d.bc", i+1))...)
+			require.Equal(t, 0, r.code, r.stderr)
+		}
+		ar := exec.Command(llvmtools.Tool(t, "llvm-ar"), "rc", "lib.a", "m1.bc", "m2.bc")
+		ar.Dir = src
+		out, err := ar.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		for _, targets := range [][]string{
+			{"hipv4-amdgcn-amd-amdhsa--gfx90a"},
+			{"hip-amdgcn-amd-amdhsa--gfx90a:xnack+"},
+			{"hipv4-amdgcn-amd-amdhsa--gfx908", "hipv4-amdgcn-amd-amdhsa--gfx90a"},
+		} {
+			args := []string{"-unbundle", "-type=a", "-targets=" + strings.Join(targets, ","), "-input=lib.a"}
+			for i := range targets {
+				args = append(args, fmt.Sprintf("-output=dev%d.a", i))
+			}
+			sameRun(t, major, src, nil, args...)
+		}
+	}
+}
