@@ -119,3 +119,17 @@ func (p Profile) WrapperRelocatable() bool { return p.Major >= 19 }
 // and 19's pass none; 20 and 21 are taken to be 22's). Only releases whose
 // clang accepts -dumpdir (Dumpdir, 17 and later) can.
 func (p Profile) WrapperDumpdir() bool { return p.Dumpdir() && p.Major >= 20 }
+
+// WrapperLegacyDeviceLink: the release's wrapper builds the device clang
+// line as LLVM 19's does (seen with 19's; 16's differs more, 20 and 21 are
+// taken to be 22's): -mllvm values as -mllvm after the libraries (not
+// -Xlinker --plugin-opt= and -Xlinker -mllvm=), -save-temps for
+// --save-temps, --ptxas-arg for every target, and CPU images named
+// <output>.<arch>.native.img.
+func (p Profile) WrapperLegacyDeviceLink() bool { return p.Major <= 19 }
+
+// WrapperClang16Line: the release's wrapper builds LLVM 16's device clang
+// line (seen with 16's; 17 and 18 are taken to be 19's): no
+// --no-default-config, -Bsymbolic as a clang option, and the inputs last,
+// after the libraries and options.
+func (p Profile) WrapperClang16Line() bool { return p.Major <= 16 }

@@ -473,7 +473,11 @@ func (d *driver) linkGroup(ctx context.Context, g *group) ([]linkedImage, error)
 	if arch == "generic" {
 		arch = ""
 	}
-	img, err := d.work.Name(safeName(filepath.Base(d.exe)+"."+tripleArch(g.key.triple)+"."+arch), "img")
+	nameArch := arch
+	if arch == "" && !isGPU(g.key.triple) && d.rel().WrapperNativeCPUArch() {
+		nameArch = "native" // LLVM 16-19 link CPU images for -march=native
+	}
+	img, err := d.work.Name(safeName(filepath.Base(d.exe)+"."+tripleArch(g.key.triple)+"."+nameArch), "img")
 	if err != nil {
 		return nil, err
 	}
@@ -546,7 +550,11 @@ func (d *driver) deviceArgs(clang string, k groupKey, sycl bool, img string, inp
 	if arch == "generic" {
 		arch = ""
 	}
+	old16 := d.rel().WrapperClang16Line()
 	args := []string{clang, "--no-default-config", "-o", img}
+	if old16 {
+		args = []string{clang, "-o", img}
+	}
 	if d.rel().WrapperDumpdir() {
 		args = append(args, "-dumpdir", d.exe+"."+sanitize(tripleArch(triple))+"."+sanitize(arch)+".img.")
 	}
@@ -565,8 +573,11 @@ func (d *driver) deviceArgs(clang string, k groupKey, sycl bool, img string, inp
 	if isAMDGPU(triple) {
 		args = append(args, "-flto")
 	}
+	legacy := d.rel().WrapperLegacyDeviceLink()
 	for _, a := range o.MLLVM {
-		args = append(args, "-Xlinker", "--plugin-opt="+a)
+		if !legacy {
+			args = append(args, "-Xlinker", "--plugin-opt="+a)
+		}
 	}
 	for _, a := range o.OffloadOpt {
 		args = append(args, "-Xlinker", "--plugin-opt="+a)
@@ -574,14 +585,30 @@ func (d *driver) deviceArgs(clang string, k groupKey, sycl bool, img string, inp
 	if !isNVPTX(triple) && !isSPIRV(triple) {
 		args = append(args, "-Wl,--no-undefined")
 	}
-	args = append(args, inputs...)
+	if !old16 {
+		args = append(args, inputs...)
+	}
 	if !isGPU(triple) {
-		args = append(args, "-Wl,-Bsymbolic", "-shared")
+		if old16 {
+			args = append(args, "-Bsymbolic", "-shared")
+		} else {
+			args = append(args, "-Wl,-Bsymbolic", "-shared")
+		}
 		args = append(args, d.hostLibraryArgs()...)
 	}
-	args = append(args, d.legacyLinkArgs(triple)...)
 	for _, a := range o.MLLVM {
-		args = append(args, "-Xlinker", "-mllvm="+a)
+		if legacy {
+			args = append(args, "-mllvm", a)
+		}
+	}
+	args = append(args, d.legacyLinkArgs(triple)...)
+	if old16 {
+		args = append(args, inputs...)
+	}
+	for _, a := range o.MLLVM {
+		if !legacy {
+			args = append(args, "-Xlinker", "-mllvm="+a)
+		}
 	}
 	if o.SaveTemps && d.linkerSupportsLTO(triple) {
 		args = append(args, "-Wl,--save-temps")

@@ -263,28 +263,40 @@ func (d *driver) optLevelArgs() []string {
 	return []string{"-" + lvl}
 }
 
-// legacyLinkArgs follow the inputs and host libraries: -g (--device-debug),
-// -Xcuda-ptxas (--ptxas-arg, nvptx only), -Rpass* (--pass-remarks*) and
-// -Xclang -mlink-builtin-bitcode (--builtin-bitcode, for its triple).
+// legacyLinkArgs follow the inputs, host libraries (and, up to LLVM 19,
+// -mllvm values), in LLVM 19's order: -g (--device-debug), -save-temps
+// (--save-temps, up to 19), -Xcuda-ptxas (--ptxas-arg: up to 19 for every
+// target, as those wrappers did, else nvptx only), -Xclang
+// -mlink-builtin-bitcode (--builtin-bitcode, for its triple), -mllvm
+// -openmp-opt-disable (LLVM 17-19 with --clang-backend or
+// --builtin-bitcode), then -Rpass* (--pass-remarks*: older wrappers gave
+// them to their own LTO; here clang's LTO gets them).
 func (d *driver) legacyLinkArgs(triple string) []string {
 	o := d.opt
+	legacy := d.rel().WrapperLegacyDeviceLink()
 	var args []string
 	if o.DeviceDebug {
 		args = append(args, "-g")
 	}
-	if isNVPTX(triple) {
+	if o.SaveTemps && legacy {
+		args = append(args, "-save-temps")
+	}
+	if isNVPTX(triple) || legacy {
 		for _, a := range o.PtxasArgs {
 			args = append(args, "-Xcuda-ptxas", a)
-		}
-	}
-	for _, r := range []struct{ flag, v string }{{"-Rpass=", o.PassRemarks}, {"-Rpass-missed=", o.PassRemarksMissed}, {"-Rpass-analysis=", o.PassRemarksAnalysis}} {
-		if r.v != "" {
-			args = append(args, r.flag+r.v)
 		}
 	}
 	for _, v := range o.BuiltinBitcode {
 		if t, p, _ := strings.Cut(v, "="); t == triple {
 			args = append(args, "-Xclang", "-mlink-builtin-bitcode", "-Xclang", p)
+		}
+	}
+	if o.ClangBackend || len(o.BuiltinBitcode) > 0 {
+		args = append(args, "-mllvm", "-openmp-opt-disable")
+	}
+	for _, r := range []struct{ flag, v string }{{"-Rpass=", o.PassRemarks}, {"-Rpass-missed=", o.PassRemarksMissed}, {"-Rpass-analysis=", o.PassRemarksAnalysis}} {
+		if r.v != "" {
+			args = append(args, r.flag+r.v)
 		}
 	}
 	return args

@@ -293,3 +293,50 @@ func TestReleaseAMDGPUDryRun(t *testing.T) {
 		})
 	}
 }
+
+// TestReleaseOptionParity runs release N's own clang-linker-wrapper and
+// ours with --dry-run --save-temps (fixed temporary names) and the options
+// only older releases have, on objects clang-N compiled: the printed
+// commands are the same, byte for byte (--opt-level, --device-debug,
+// --ptxas-arg, --save-temps; for 19 also -mllvm, --clang-backend and
+// --builtin-bitcode; for 16 the "--" separator), except the name of LLVM
+// 16's registration object (app.image.wrapper.o; ours is named by kind).
+// Options those wrappers gave only to their in-process LTO (--offload-opt,
+// --pass-remarks*, 16's -mllvm, and all options with --embed-bitcode) are
+// left out: here they go to clang and its LTO (TestOldReleaseOptions).
+func TestReleaseOptionParity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test")
+	}
+	bin := buildWrapper(t)
+	for _, major := range llvmtools.Releases {
+		t.Run(fmt.Sprintf("llvm%d", major), func(t *testing.T) {
+			k := newReleaseKit(t, major, "-fopenmp-targets=x86_64-unknown-linux-gnu")
+			ref := llvmtools.ReleaseTool(t, major, "clang-linker-wrapper")
+			dir := t.TempDir()
+			compileIn(t, k, dir, nil, "xtu_main.c", "xtu_dev.c")
+			bc := filepath.Join(dir, "extra.bc")
+			require.NoError(t, os.WriteFile(bc, nil, 0o644))
+			args := []string{"--dry-run", "--save-temps", "--host-triple=x86_64-pc-linux-gnu", "--linker-path=/usr/bin/ld",
+				"--opt-level=O3", "--device-debug", "--ptxas-arg=-v", "--ptxas-arg=-O1"}
+			if major == 16 {
+				args = append(args, "--")
+			} else {
+				args = append(args, "-mllvm", "-unroll-count=2", "--clang-backend", "--builtin-bitcode=x86_64-unknown-linux-gnu="+bc)
+			}
+			args = append(args, "-o", "app", "xtu_main.o", "xtu_dev.o", "-L"+k.runtime, "-lomp", "-rpath", "/opt/x")
+			env := []string{"PATH=" + os.Getenv("PATH")}
+			want, err := try(dir, env, append([]string{ref}, args...)...)
+			require.NoError(t, err, want)
+			got, err := try(dir, env, append([]string{filepath.Join(bin, "clang-linker-wrapper")}, args...)...)
+			require.NoError(t, err, got)
+			got = dropToolNotes(got)
+			if major == 16 {
+				want = strings.Replace(want, " app.image.wrapper.o ", " app.openmp.image.wrapper.o ", 1)
+			}
+			assert.Equal(t, want, got)
+			assert.Contains(t, got, " -O3 ")
+			assert.NotContains(t, got, " -- ")
+		})
+	}
+}

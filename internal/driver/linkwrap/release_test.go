@@ -107,15 +107,22 @@ func TestOldReleaseOptions(t *testing.T) {
 			want: map[string][]string{nv: {".o /lib/extra.bc"}, amd: {".o /lib/hip.bc"}}, none: []string{"/lib/other.bc"}},
 		{name: "builtin-bitcode", args: []string{"--builtin-bitcode=amdgcn-amd-amdhsa=/rocm/ocml.bc"},
 			want: map[string][]string{amd: {"-Xclang -mlink-builtin-bitcode -Xclang /rocm/ocml.bc"}}},
-		{name: "clang-backend", args: []string{"--clang-backend"},
-			want: map[string][]string{x86: {"--no-default-config"}}},
 		{name: "offload-opt and mllvm", args: []string{"--offload-opt=-pass-remarks=x", "-mllvm", "-unroll-count=2"},
-			want: map[string][]string{x86: {"-Xlinker --plugin-opt=-pass-remarks=x", "-Xlinker -mllvm=-unroll-count=2"}}},
+			want: map[string][]string{x86: {"-Xlinker --plugin-opt=-pass-remarks=x", "-shared -mllvm -unroll-count=2"}}},
+		{name: "mllvm as 22", vars: map[string]string{driverenv.ReleaseEnv: "22"}, args: []string{"-mllvm", "-unroll-count=2"},
+			want: map[string][]string{x86: {"-Xlinker --plugin-opt=-unroll-count=2", "-Xlinker -mllvm=-unroll-count=2"}}},
 		{name: "save-temps and embed-bitcode", args: []string{"--save-temps", "--embed-bitcode"},
-			want: map[string][]string{amd: {"-Wl,--save-temps", "-Wl,--lto-emit-llvm"}}},
+			want: map[string][]string{x86: {"-save-temps"}, amd: {"-save-temps -Wl,--save-temps", "-Wl,--lto-emit-llvm"}}},
+		{name: "clang-backend and builtin-bitcode", args: []string{"--clang-backend", "--builtin-bitcode=nvptx64-nvidia-cuda=/b.bc"},
+			want: map[string][]string{x86: {"-mllvm -openmp-opt-disable"}, nv: {"-Xclang -mlink-builtin-bitcode -Xclang /b.bc -mllvm -openmp-opt-disable"}}},
+		{name: "LLVM 16 line", vars: map[string]string{driverenv.ReleaseEnv: "16"}, args: []string{"--device-debug"},
+			want: map[string][]string{x86: {`"/fake/clang" -o `, "-Wl,--no-undefined -Bsymbolic -shared -g /tmp/"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			vars := map[string]string{driverenv.ReleaseEnv: "19"}
+			vars := c.vars
+			if vars == nil {
+				vars = map[string]string{driverenv.ReleaseEnv: "19"}
+			}
 			dev, host, stderr, err := dryRun(t, vars, c.args...)
 			require.NoError(t, err, stderr)
 			require.NotEmpty(t, host, stderr)
