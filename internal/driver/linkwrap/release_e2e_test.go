@@ -340,3 +340,40 @@ func TestReleaseOptionParity(t *testing.T) {
 		})
 	}
 }
+
+// TestReleaseSettleFromInputs runs our wrapper by hand (no invoking clang)
+// on objects clang 19 and 22 compiled: the .comment producer settles the
+// release (of the object, else of its device image); inputs of two
+// releases, or a release named that the entry sections contradict, give a
+// warning. (Entry sections alone are TestSettleFromOptions' ranges; clang
+// writes .comment into the device image too, so a real object always has
+// one.)
+func TestReleaseSettleFromInputs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test")
+	}
+	bin := filepath.Join(buildWrapper(t), "clang-linker-wrapper")
+	dir := t.TempDir()
+	k19 := newReleaseKit(t, 19, "-fopenmp-targets=x86_64-unknown-linux-gnu")
+	k22 := newReleaseKit(t, 22, "-fopenmp-targets=x86_64-unknown-linux-gnu")
+	sh(t, dir, nil, cmdline(k19.clang, k19.compile, src("single.c"), "-o", "s19.o")...)
+	sh(t, dir, nil, cmdline(k22.clang, k22.compile, src("single.c"), "-o", "s22.o")...)
+	sh(t, dir, nil, llvmtools.ReleaseTool(t, 19, "llvm-objcopy"), "--remove-section=.comment", "s19.o", "bare19.o")
+	link := func(vars []string, inputs ...string) string {
+		out, err := try(dir, append([]string{"PATH=" + os.Getenv("PATH")}, vars...),
+			cmdline(bin, "--dry-run", "--wrapper-verbose", "--linker-path=/usr/bin/ld", "-o", "app", inputs)...)
+		require.NoError(t, err, out)
+		return out
+	}
+	out := link(nil, "s19.o")
+	assert.Contains(t, out, "note: release: using LLVM 19 (.comment of s19.o: clang version 19.1.7")
+	assert.NotContains(t, out, "warning:")
+	out = link(nil, "bare19.o")
+	assert.Contains(t, out, "note: release: using LLVM 19 (.comment of bare19.o (x86_64-unknown-linux-gnu image): clang version 19.1.7)")
+	out = link(nil, "s19.o", "s22.o")
+	assert.Contains(t, out, "warning: the inputs were compiled by different LLVM releases (.comment of s19.o: clang version 19.1.7")
+	assert.Contains(t, out, "warning: the inputs contradict each other: entry section omp_offloading_entries in s19.o (LLVM 16 to 19) and entry section llvm_offload_entries in s22.o (LLVM 20 to 22)")
+	assert.Contains(t, out, "note: release: using LLVM 22 (.comment of s22.o")
+	out = link([]string{"OFFLOAD_KIT_LLVM_RELEASE=22"}, "s19.o")
+	assert.Contains(t, out, "warning: behaving as LLVM 22 ($OFFLOAD_KIT_LLVM_RELEASE), but the inputs carry entry section omp_offloading_entries in s19.o (LLVM 16 to 19)")
+}
