@@ -168,6 +168,19 @@ func (p Profile) BundlerCheckInputArchive() bool { return p.Major >= 17 }
 // 16.0.6 does not list it, 19 does.
 func (p Profile) BundlerVerbose() bool { return p.Major >= 18 }
 
+// ObjcopyAddrsigLink: the llvm-objcopy the release's bundler runs for
+// object bundles keeps .llvm_addrsig's sh_link (the symbol table); LLVM
+// 16's writes 0 there. Checked: 16 writes 0, 19 and 22 keep it; 17 and
+// 18 are taken to be as 19.
+func (p Profile) ObjcopyAddrsigLink() bool { return p.Major >= 17 }
+
+// BundlerHostStripped: unbundling the host entry of an object bundle
+// writes the host object without the __CLANG_OFFLOAD_BUNDLE__ sections
+// (llvm-objcopy --remove-section); LLVM 16 writes the bundled object
+// whole. Checked: 16 copies it, 19 and 22 strip it; 17 and 18 are taken
+// to be as 19.
+func (p Profile) BundlerHostStripped() bool { return p.Major >= 17 }
+
 // BundlerCompressionLevel: the release's clang-offload-bundler has
 // -compression-level and OFFLOAD_BUNDLER_COMPRESSION_LEVEL (LLVM 19 and
 // later). Checked: 19 has it.

@@ -39,6 +39,9 @@ func TestContainerFacts(t *testing.T) {
 			(p.PackagerOptionCategory() == "llvm-offload-binary options") != (c.major == 22) {
 			t.Errorf("LLVM %d: check-input-archive=%v verbose=%v category=%q", c.major, p.BundlerCheckInputArchive(), p.BundlerVerbose(), p.PackagerOptionCategory())
 		}
+		if p.ObjcopyAddrsigLink() != (c.major >= 17) || p.BundlerHostStripped() != (c.major >= 17) {
+			t.Errorf("LLVM %d: addrsig link %v", c.major, p.ObjcopyAddrsigLink())
+		}
 		if p.PackagerArchive() != (c.major >= 17) || p.PackagerIndexInFile() != (c.major == 16) {
 			t.Errorf("LLVM %d: archive=%v index-in-file=%v", c.major, p.PackagerArchive(), p.PackagerIndexInFile())
 		}

@@ -71,7 +71,7 @@ func (c *config) unbundleArchive(env *Env) error {
 			}
 			d := e.data
 			if h == objectHandler && e.host {
-				if d, err = hostObject(data); err != nil {
+				if d, err = c.hostObject(data); err != nil {
 					return err
 				}
 			}

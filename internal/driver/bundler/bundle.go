@@ -161,7 +161,7 @@ func (c *config) bundleObject(env *Env, ins []*input, out string) error {
 		return writeOutput(env, out, func(io.Writer) error { return nil })
 	}
 	return writeOutput(env, out, func(w io.Writer) error {
-		return elfembed.Rewrite(w, host, edit)
+		return c.rewriteObject(w, host, edit)
 	})
 }
 

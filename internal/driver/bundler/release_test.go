@@ -78,8 +78,15 @@ func releaseInputs(t *testing.T, dir string) {
 	t.Helper()
 	write(t, dir, "dev1.bin", codeLike(6000, 1))
 	write(t, dir, "dev2.bin", codeLike(5000, 2))
-	write(t, dir, "a.ll", []byte("; ModuleID = 'a'\ndefine void @f() {\n  ret void\n}\n"))
-	write(t, dir, "b.ll", []byte("; ModuleID = 'b'\ndefine void @g() {\n  ret void\n}\n"))
+	write(t, dir, "in1.ll", []byte("; ModuleID = 'a'\ndefine void @f() {\n  ret void\n}\n"))
+	write(t, dir, "in2.ll", []byte("; ModuleID = 'b'\ndefine void @g() {\n  ret void\n}\n"))
+	// A host object with a non-empty .llvm_addrsig (address-taken symbols).
+	write(t, dir, "host.c", []byte("int f(void) { return 1; }\nint (*p)(void) = f;\nint g;\nint *q = &g;\n"))
+	cc := exec.Command(llvmtools.Tool(t, "clang"), "-c", "host.c", "-o", "host.o")
+	cc.Dir = dir
+	out, err := cc.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.NoError(t, os.Remove(filepath.Join(dir, "host.c")))
 }
 
 // sameRun runs args with the release's tool and with ours as that release
@@ -136,9 +143,11 @@ var releaseTargetSets = [][]string{
 
 // TestReleaseBundleParity bundles, lists and unbundles as clang-offload-bundler
 // 16, 19 and 22 do, byte for byte: binary bundles (-type=o with
-// /dev/null, as clang's old HIP driver does, and -type=bc), text bundles
-// (-type=ll), every spelling of releaseTargetSets, then -list and
-// -unbundle of each result for every target of every set.
+// /dev/null, as clang's old HIP driver does, and -type=bc), object
+// bundles (-type=o with a host object: llvm-objcopy 16 zeroes
+// .llvm_addrsig's sh_link, and 16 unbundles the host as the whole bundled
+// object), text bundles (-type=ll), every spelling of releaseTargetSets,
+// then -list and -unbundle of each result for every target of every set.
 func TestReleaseBundleParity(t *testing.T) {
 	for _, major := range bundlerReleases {
 		t.Run(fmt.Sprint(major), func(t *testing.T) {
@@ -152,19 +161,22 @@ func TestReleaseBundleParity(t *testing.T) {
 					// whose payload layout we do not reproduce.
 					continue
 				}
-				for _, typ := range []string{"o", "bc", "ll"} {
+				for _, kind := range []string{"o", "obj", "bc", "ll"} {
+					typ := strings.TrimSuffix(kind, "bj") // "obj": -type=o with a real host object
 					args := []string{"-type=" + typ, "-targets=" + strings.Join(targets, ",")}
 					for i := range targets {
 						switch {
+						case kind == "obj" && i == 0:
+							args = append(args, "-input=host.o")
 						case typ == "o" && i == 0:
 							args = append(args, "-input=/dev/null")
 						case typ == "ll":
-							args = append(args, "-input="+[]string{"a.ll", "b.ll"}[i%2])
+							args = append(args, "-input="+[]string{"in1.ll", "in2.ll"}[i%2])
 						default:
 							args = append(args, fmt.Sprintf("-input=dev%d.bin", i%2+1))
 						}
 					}
-					out := fmt.Sprintf("b%d.%s", si, typ)
+					out := fmt.Sprintf("b%d%s.%s", si, strings.TrimPrefix(kind, typ), typ)
 					theirs, _ := sameRun(t, major, src, nil, append(args, "-output="+out)...)
 					if _, err := os.Stat(filepath.Join(theirs, out)); err != nil {
 						continue // refused (22 and four-component triples)
@@ -321,7 +333,7 @@ func TestReleaseArchiveParity(t *testing.T) {
 			{host, "hipv4-amdgcn-amd-amdhsa--gfx90a", "hipv4-amdgcn-amd-amdhsa--gfx908"},
 			{host, "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+"},
 		} {
-			args := []string{"-type=bc", "-targets=" + strings.Join(targets, ","), "-input=a.ll"}
+			args := []string{"-type=bc", "-targets=" + strings.Join(targets, ","), "-input=in1.ll"}
 			for j := 1; j < len(targets); j++ {
 				args = append(args, fmt.Sprintf("-input=dev%d.bin", j))
 			}

@@ -102,7 +102,10 @@ func (c *config) readEntries(h handlerKind, cm string, data []byte) ([]entry, er
 }
 
 // hostObject is the input object with every bundle section removed.
-func hostObject(data []byte) ([]byte, error) {
+func (c *config) hostObject(data []byte) ([]byte, error) {
+	if !c.prof.BundlerHostStripped() {
+		return data, nil // LLVM 16 writes the bundled object whole
+	}
 	obj, err := elfembed.Parse(data)
 	if err != nil {
 		return nil, err
@@ -114,7 +117,7 @@ func hostObject(data []byte) ([]byte, error) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := elfembed.Rewrite(&buf, data, elfembed.Edit{Remove: rm, ObjcopyCompat: true}); err != nil {
+	if err := c.rewriteObject(&buf, data, elfembed.Edit{Remove: rm, ObjcopyCompat: true}); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -188,7 +191,7 @@ func (c *config) unbundleData(env *Env, data []byte, outs *outSet) error {
 			if c.PrintCommands {
 				fmt.Fprintln(env.Stderr, strings.Join([]string{q("llvm-objcopy"), q("--regex"), q("--remove-section=__CLANG_OFFLOAD_BUNDLE__.*"), q("--"), q(c.Inputs[0]), q(tempName(env))}, " "))
 				d = nil
-			} else if d, err = hostObject(data); err != nil {
+			} else if d, err = c.hostObject(data); err != nil {
 				return err
 			}
 		}
