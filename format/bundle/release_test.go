@@ -107,3 +107,24 @@ func TestCompressV1(t *testing.T) {
 		t.Fatalf("Decompress: %v", err)
 	}
 }
+
+// FuzzParseTargetAs: every rule reads any text without panicking, and
+// what a release writes reads back as the same ID under its rule.
+func FuzzParseTargetAs(f *testing.F) {
+	for _, s := range []string{"host-x86_64-unknown-linux", "hip-amdgcn-amd-amdhsa-gfx90a:xnack+", "openmp-x86_64-unknown-linux-gnu-", "-", "", ":", "a-b-c-d-e-f-g"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, rule := range []release.BundleIDRule{release.BundleIDStrict, release.BundleIDStandardized, release.BundleIDVerbatim} {
+			tg, ok := ParseTargetAs(s, rule)
+			if !ok {
+				continue
+			}
+			id := IDAs(s, tg, rule)
+			if rule == release.BundleIDVerbatim && id != s {
+				t.Fatalf("verbatim wrote %q for %q", id, s)
+			}
+			_ = CompatibleAs(id, id, tg, tg, rule, true, rule != release.BundleIDVerbatim)
+		}
+	})
+}
