@@ -231,3 +231,28 @@ func TestParseBitcodeLibrary(t *testing.T) {
 		assert.Error(t, err, bad)
 	}
 }
+
+// TestEveryReleaseOption: for each release, each option in
+// release.WrapperOptions that the release's wrapper has is accepted and
+// consumed (absent from the host link line), without a warning.
+func TestEveryReleaseOption(t *testing.T) {
+	sample := map[string]string{
+		"--opt-level=": "O1", "--ptxas-arg=": "-v", "--pass-remarks=": "x", "--pass-remarks-missed=": "x",
+		"--pass-remarks-analysis=": "x", "--bitcode-library=": "openmp-nvptx64-nvidia-cuda-sm_70=/x.bc",
+		"--builtin-bitcode=": "nvptx64-nvidia-cuda=/x.bc", "--compression-level=": "3", "--device-compiler=": "-O1",
+	}
+	for _, o := range release.WrapperOptions {
+		switch o.Spelling {
+		case "--override-image=", "--relocatable":
+			continue // change what is linked (TestDryRunParity, TestReleaseOpenMPMatrix)
+		}
+		for m := o.Releases.Lo; m <= o.Releases.Hi; m++ {
+			arg := o.Spelling + sample[o.Spelling]
+			_, host, stderr, err := dryRun(t, map[string]string{driverenv.ReleaseEnv: strconv.Itoa(m)}, arg, "-z", "now")
+			require.NoError(t, err, "LLVM %d %s: %s", m, arg, stderr)
+			assert.NotContains(t, stderr, "warning:", "LLVM %d %s", m, arg)
+			assert.NotContains(t, host, " "+arg+" ", "LLVM %d %s reached the host linker", m, arg)
+			assert.Contains(t, host, " -z now ", "LLVM %d %s", m, arg)
+		}
+	}
+}
