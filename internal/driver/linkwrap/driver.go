@@ -461,7 +461,7 @@ func (d *driver) linkGroup(ctx context.Context, g *group) ([]linkedImage, error)
 	var kinds []format.OffloadKind
 	seen := map[format.OffloadKind]bool{}
 	for _, in := range g.inputs {
-		if k := offloadKind(in.bin.OffloadKind); !seen[k] {
+		if k := in.bin.Kind(); !seen[k] { // HIP: 3 up to LLVM 19, 4 since
 			seen[k] = true
 			kinds = append(kinds, k)
 		}

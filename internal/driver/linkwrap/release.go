@@ -206,16 +206,6 @@ func (d *driver) settleRelease(ctx context.Context, sr *scanResult) error {
 	return nil
 }
 
-// offloadKind reads an OffloadBinary's offload kind in either numbering:
-// HIP is 3 up to LLVM 19 (an enum) and 4 since LLVM 20 (a bit mask, where 3
-// would be OpenMP|CUDA, which no clang writes).
-func offloadKind(k format.OffloadKind) format.OffloadKind {
-	if uint16(k) == release.Of(release.Oldest, "").HIPOffloadKind() {
-		return format.OfkHIP
-	}
-	return k
-}
-
 // bitcodeLibrary is --bitcode-library=<kind>-<triple>-<arch>=<path> (LLVM
 // 16-19): an extra input of the device link of that kind, triple and arch.
 type bitcodeLibrary struct{ kind, triple, arch, path string }
@@ -240,7 +230,7 @@ func (d *driver) bitcodeLibraries(g *group) []string {
 			continue
 		}
 		for _, in := range g.inputs {
-			if offloadKind(in.bin.OffloadKind).String() == l.kind {
+			if in.bin.Kind().String() == l.kind { // HIP: 3 up to LLVM 19, 4 since
 				out = append(out, l.path)
 				break
 			}
