@@ -24,6 +24,7 @@ type bundled struct {
 	openmp []wrap.OpenMPImage // OpenMP: one OffloadBinary per image
 	fatbin []byte             // CUDA / HIP
 	sycl   []wrap.SYCLImage   // SYCL
+	blob   []byte             // SYCL with --sycl-registration=blob*: the images' OffloadBinaries, 8-aligned
 	path   string             // CUDA / HIP bundle file
 }
 
@@ -65,6 +66,12 @@ func (d *driver) bundle(ctx context.Context, images []linkedImage) ([]*bundled, 
 					return nil, fmt.Errorf("%s: %w", im.path, err)
 				}
 				b.sycl = append(b.sycl, si...)
+				if d.opt.SYCLRegistration != SYCLDescriptor {
+					for len(b.blob)%8 != 0 {
+						b.blob = append(b.blob, 0)
+					}
+					b.blob = append(b.blob, im.data...)
+				}
 			}
 		default:
 			return nil, fmt.Errorf("%s bundling is not supported", k)
@@ -189,7 +196,7 @@ func (d *driver) wrapAll(bs []*bundled) ([]string, error) {
 		case format.OfkHIP:
 			obj, err = wrap.HIP(opts, b.fatbin)
 		case format.OfkSYCL:
-			obj, err = wrap.SYCL(opts, b.sycl)
+			obj, err = d.wrapSYCL(opts, b)
 		default:
 			err = fmt.Errorf("%s wrapping is not supported", b.kind)
 		}
@@ -211,6 +218,19 @@ func (d *driver) wrapAll(bs []*bundled) ([]string, error) {
 		files = append(files, name)
 	}
 	return files, nil
+}
+
+// wrapSYCL registers the SYCL images as --sycl-registration asks: LLVM 22's
+// descriptor, or LLVM main's single OffloadBinary blob.
+func (d *driver) wrapSYCL(opts wrap.Options, b *bundled) ([]byte, error) {
+	if d.opt.SYCLRegistration == SYCLDescriptor || d.opt.DryRun {
+		return wrap.SYCL(opts, b.sycl)
+	}
+	blob, err := wrap.SYCLBlobFromBinaries(b.blob)
+	if err != nil {
+		return nil, err
+	}
+	return wrap.SYCLBlob(opts, blob, wrap.SYCLBlobOptions{AtExit: d.opt.SYCLRegistration == SYCLBlobAtExit})
 }
 
 // printWrapped is --print-wrapped-module. LLVM prints the registration

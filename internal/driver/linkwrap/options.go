@@ -91,6 +91,7 @@ const (
 	optCacheToolCheck       optable.ID = "cache_tool_check"
 	optNoCache              optable.ID = "no_cache"
 	optMaxInflated          optable.ID = "max_inflated"
+	optSYCLRegistration     optable.ID = "sycl_registration"
 
 	// Options of older releases' clang-linker-wrapper (release.WrapperOptions;
 	// docs/linker-wrapper.md, "Releases"): consumed, never forwarded to the
@@ -189,6 +190,7 @@ var optionList = append(optable.HelpOptions(d2), []optable.Option{
 	{ID: optCacheSecretFile, Prefixes: d2, Name: "cache-secret-file=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "<file>", Help: "Authenticate cache entries with the secret in <file>; only holders of it can write entries others accept (default: $OFFLOAD_KIT_CACHE_SECRET_FILE)"},
 	{ID: optCacheToolCheck, Prefixes: d2, Name: "cache-tool-check=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "content|stat", Help: "Identify tools in cache keys by their contents (default) or by path, size and modification time"},
 	{ID: optNoCache, Prefixes: d2, Name: "no-cache", Kind: optable.Flag, Flags: WrapperOnly, Extension: true, Help: "Do not use the device-link cache"},
+	{ID: optSYCLRegistration, Prefixes: d2, Name: "sycl-registration=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "descriptor|blob|blob-atexit", Help: "How SYCL images are registered: LLVM 22's __sycl_register_lib(descriptor) (default), or LLVM main's __sycl_register_lib(blob, size) with a destructor (blob) or atexit (blob-atexit)"},
 	{ID: optMaxInflated, Prefixes: d2, Name: "wrapper-max-inflated=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "<bytes|NK|NM|NG>", Help: "Limit on the bytes of compressed (v3) offload images inflated in memory, all inputs together (default 512M)"},
 }...)
 
@@ -208,10 +210,26 @@ const (
 	ArchivesLLVM22
 )
 
+// SYCLRegistration is how SYCL device images are registered with the
+// runtime (docs/wrapper-objects.md).
+type SYCLRegistration int
+
+const (
+	// SYCLDescriptor is LLVM 22's __sycl_register_lib(__sycl.tgt_bin_desc *).
+	SYCLDescriptor SYCLRegistration = iota
+	// SYCLBlob is LLVM main's __sycl_register_lib(blob, size) with a
+	// priority-1 constructor and destructor (llvm-project PR #193876).
+	SYCLBlob
+	// SYCLBlobAtExit is the later form: a priority-101 constructor that
+	// registers the blob, then atexit (PR #217173).
+	SYCLBlobAtExit
+)
+
 // The values of --device-archives and --cache-tool-check (CacheToolStat).
 var (
-	archiveModes = optable.Enum[ArchiveMode]{{Name: "lazy", Value: ArchivesLazy}, {Name: "llvm22", Value: ArchivesLLVM22}}
-	toolChecks   = optable.Enum[bool]{{Name: "content", Value: false}, {Name: "stat", Value: true}}
+	syclRegistrations = optable.Enum[SYCLRegistration]{{Name: "descriptor", Value: SYCLDescriptor}, {Name: "blob", Value: SYCLBlob}, {Name: "blob-atexit", Value: SYCLBlobAtExit}}
+	archiveModes      = optable.Enum[ArchiveMode]{{Name: "lazy", Value: ArchivesLazy}, {Name: "llvm22", Value: ArchivesLLVM22}}
+	toolChecks        = optable.Enum[bool]{{Name: "content", Value: false}, {Name: "stat", Value: true}}
 )
 
 // Options is a parsed command line.
@@ -267,6 +285,9 @@ type Options struct {
 	// MaxInflated caps the bytes of compressed (v3) OffloadBinaries
 	// inflated in memory over all inputs; 0 means DefaultMaxInflated.
 	MaxInflated int64
+	// SYCLRegistration selects the SYCL registration ABI
+	// (--sycl-registration).
+	SYCLRegistration SYCLRegistration
 
 	Help, HelpHidden, Version bool
 
@@ -466,6 +487,12 @@ func ParseArgs(args []string) (*Options, error) {
 			o.BuiltinBitcode = append(o.BuiltinBitcode, v)
 		case optClangBackend:
 			o.ClangBackend = true
+		case optSYCLRegistration:
+			m, ok := syclRegistrations.Lookup(v)
+			if !ok {
+				return nil, fmt.Errorf("--sycl-registration=%s: expected %s", v, syclRegistrations.Names("'"))
+			}
+			o.SYCLRegistration = m
 		case optDeviceArchives:
 			m, ok := archiveModes.Lookup(v)
 			if !ok {

@@ -147,8 +147,8 @@ func syclImages(data []byte) ([]wrap.SYCLImage, error) {
 			return nil, fmt.Errorf("OffloadBinary %d: offload kind %v, expected sycl", i, b.OffloadKind)
 		}
 		im := wrap.SYCLImage{Triple: b.Triple(), Image: b.Image, ImageKind: uint8(b.ImageKind)}
-		if s := b.Get("symbols"); s != "" {
-			im.Symbols = strings.Split(s, "\n")
+		if im.Symbols, err = wrap.SYCLSymbols(b.Get("symbols")); err != nil {
+			return nil, fmt.Errorf("OffloadBinary %d: symbols: %w", i, err)
 		}
 		if im.PropertySets, err = syclPropertySets(b.Get("properties")); err != nil {
 			return nil, fmt.Errorf("OffloadBinary %d: properties: %w", i, err)

@@ -309,6 +309,48 @@ func TestSYCLRegistrationEndToEnd(t *testing.T) {
 		assert.True(t, containsAspect(registeredAspects(t, im.props), 6), "registered aspects hold fp64: %q", im.props)
 	})
 
+	// --sycl-registration=blob: LLVM main's __sycl_register_lib(blob, size).
+	// The recording stub (internal/wrap's) writes the blob it received; it
+	// must parse back to the device link's images, every kernel named.
+	for _, mode := range []string{"blob", "blob-atexit"} {
+		t.Run(mode, func(t *testing.T) {
+			stub, err := os.ReadFile(filepath.Join("..", "..", "wrap", "testdata", "sycl", "blob_stub.c"))
+			require.NoError(t, err)
+			sub := filepath.Join(dir, mode)
+			require.NoError(t, os.MkdirAll(sub, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(sub, "blob_stub.c"), stub, 0o644))
+			// main.cpp has the program's main: the stub's own is renamed away.
+			sh(t, sub, nil, "gcc", "-c", stubInclude(t), "-Dmain=blob_stub_main", "blob_stub.c", "-o", "blob_stub.o")
+			var in []string
+			for _, o := range objs[:len(objs)-1] {
+				in = append(in, filepath.Join(dir, o))
+			}
+			out := filepath.Join(sub, "prog")
+			sh(t, sub, nil, append(append([]string{clang, "-fsycl", "-B" + tools, "-Xoffload-linker", "--module-split-mode=kernel",
+				"-Wl,--save-temps", "-Wl,--sycl-registration=" + mode}, in...), "blob_stub.o", "-o", out)...)
+			log := sh(t, sub, nil, out)
+			assert.Regexp(t, `(?m)^register size=\d+ aligned8=1$`, log)
+			assert.Contains(t, log, "unregister same=1 size=1")
+			blob, err := os.ReadFile(filepath.Join(sub, "blob.bin"))
+			require.NoError(t, err)
+			imgs, err := wrap.SYCLImagesFromBinaries(blob)
+			require.NoError(t, err)
+			require.Equal(t, len(syclKernels), len(imgs), "one image per kernel")
+			dev, err := os.ReadFile(out + ".spirv64..img")
+			require.NoError(t, err)
+			want, err := offload.ParseAll(dev, offload.ReadOptions{})
+			require.NoError(t, err)
+			var kernels []string
+			for i, im := range imgs {
+				assert.Equal(t, fnvHex(want[i].Image), fnvHex(im.Image), "image %d: the device link's bytes", i)
+				assert.Equal(t, "spirv64-unknown-unknown", im.Triple, "image %d", i)
+				kernels = append(kernels, im.Symbols...)
+			}
+			sort.Strings(kernels)
+			assert.Equal(t, ref.kernels(), kernels, "the blob names every kernel")
+		})
+	}
+
 	for _, mode := range []string{"kernel", "source"} {
 		t.Run(mode, func(t *testing.T) {
 			out := "ours-" + mode
