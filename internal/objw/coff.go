@@ -3,6 +3,7 @@ package objw
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math/bits"
 
@@ -26,6 +27,8 @@ const (
 	imageSymClassExtern  = 2
 	imageSymClassStatic  = 3
 	imageSymClassWeakExt = 0x69
+	imageSymClassFile    = 0x67
+	imageSymDebug        = 0xfffe // IMAGE_SYM_DEBUG (-2): the section number of .file
 	imageSymDTypeFunc    = 0x20
 	imageWeakExternAlias = 3
 
@@ -141,7 +144,7 @@ func (o *Object) coffLayout() (*coffLayout, error) {
 		aux := le.AppendUint32(nil, uint32(s.size))
 		aux = le.AppendUint16(aux, uint16(len(s.relocs)))
 		aux = le.AppendUint16(aux, 0) // line numbers
-		aux = le.AppendUint32(aux, 0) // checksum (COMDAT only)
+		aux = le.AppendUint32(aux, 0) // checksum: set with the contents below
 		aux = le.AppendUint16(aux, uint16(secIdx[s]))
 		aux = append(aux, 0, 0, 0, 0) // selection, unused
 		symtab = append(symtab, aux...)
@@ -164,11 +167,15 @@ func (o *Object) coffLayout() (*coffLayout, error) {
 		}
 		switch {
 		case s.Bind == STB_WEAK && s.Section != nil:
-			// Weak definition: an undefined weak external that aliases
-			// a global default definition.
+			// Weak definition: an undefined weak external whose aux
+			// record (TagIndex) names the global default definition
+			// ".weak.<name>.default" written right after it, as LLVM's
+			// WinCOFFObjectWriter does.
 			symIdx[s] = n
 			appendSym(s.Name, 0, 0, typ, imageSymClassWeakExt, 1)
-			aux := le.AppendUint32(nil, n+1)
+			// n is now the index of the default definition (the weak
+			// symbol and its aux record come before it).
+			aux := le.AppendUint32(nil, n)
 			aux = le.AppendUint32(aux, imageWeakExternAlias)
 			symtab = append(symtab, append(aux, make([]byte, 10)...)...)
 			appendSym(".weak."+s.Name+".default", uint32(s.Value), secnum, typ, imageSymClassExtern, 0)
@@ -179,6 +186,19 @@ func (o *Object) coffLayout() (*coffLayout, error) {
 			symIdx[s] = n
 			appendSym(s.Name, uint32(s.Value), secnum, typ, imageSymClassExtern, 0)
 		}
+	}
+
+	// The file symbol comes last, as LLVM 22's writer places it: ".file"
+	// (IMAGE_SYM_DEBUG, class FILE) with the name in 18-byte aux records.
+	if o.FileName != "" {
+		naux := (len(o.FileName) + coffSymSize - 1) / coffSymSize
+		if naux > 255 {
+			return nil, fmt.Errorf("%w: file name of %d bytes", ErrInvalid, len(o.FileName))
+		}
+		appendSym(".file", 0, imageSymDebug, 0, imageSymClassFile, uint8(naux))
+		aux := make([]byte, naux*coffSymSize)
+		copy(aux, o.FileName)
+		symtab = append(symtab, aux...)
 	}
 
 	// Raw data (with relocation addends stored in place) and relocations.
@@ -203,6 +223,9 @@ func (o *Object) coffLayout() (*coffLayout, error) {
 				}
 			}
 			cs.chunks = [][]byte{b}
+		}
+		if s.Type != format.SHT_NOBITS {
+			putChecksum(symtab, secSymIdx[s], jamCRC(cs.chunks))
 		}
 		if s.Type != format.SHT_NOBITS && s.size > 0 {
 			off = (off + 3) &^ 3
@@ -295,4 +318,25 @@ func (o *Object) writeCOFF(w io.Writer) (int64, error) {
 		return int64(cw.n), fmt.Errorf("objw: write: %w", cw.err)
 	}
 	return int64(cw.n), nil
+}
+
+// jamCRC is the section checksum LLVM's COFF writer stores in every
+// section definition (not only COMDAT ones): CRC-32 (reflected, polynomial
+// 0xEDB88320) of the section contents as written, relocation addends
+// included, started at 0 and not inverted (llvm::JamCRC with Init 0). It is
+// 0 for an empty section.
+func jamCRC(chunks [][]byte) uint32 {
+	crc := uint32(0)
+	for _, c := range chunks {
+		// crc32.Update inverts before and after; undo both.
+		crc = ^crc32.Update(^crc, crc32.IEEETable, c)
+	}
+	return crc
+}
+
+// putChecksum stores crc in the CheckSum field (offset 8) of the section
+// definition aux record that follows symbol idx.
+func putChecksum(symtab []byte, idx uint32, crc uint32) {
+	aux := symtab[(idx+1)*coffSymSize:]
+	binary.LittleEndian.PutUint32(aux[8:], crc)
 }

@@ -145,6 +145,38 @@ func (o *Object) AddSymbol(name string, sec *Section, value, size uint64, bind, 
 	return s
 }
 
+// OrderSymbols puts the symbols of first at the front of the symbol list,
+// in that order, and keeps the others after them in the order they were
+// added. A symbol of first that is not in o, or listed twice, is an error.
+// The COFF writer emits symbols in model order (after the section
+// symbols), so this is how a caller reproduces another writer's order.
+func (o *Object) OrderSymbols(first []*Symbol) error {
+	in := make(map[*Symbol]bool, len(o.symbols))
+	for _, s := range o.symbols {
+		in[s] = true
+	}
+	seen := make(map[*Symbol]bool, len(first))
+	out := make([]*Symbol, 0, len(o.symbols))
+	for _, s := range first {
+		if !in[s] || seen[s] {
+			name := "<nil>"
+			if s != nil {
+				name = s.Name
+			}
+			return fmt.Errorf("%w: OrderSymbols: symbol %q is not in this object or is listed twice", ErrInvalid, name)
+		}
+		seen[s] = true
+		out = append(out, s)
+	}
+	for _, s := range o.symbols {
+		if !seen[s] {
+			out = append(out, s)
+		}
+	}
+	o.symbols = out
+	return nil
+}
+
 // SectionSymbol returns the STT_SECTION symbol of sec, creating it on first
 // use. Relocations against local data are expressed against it, as LLVM's
 // assembler does.

@@ -252,3 +252,80 @@ func TestCOFF(t *testing.T) {
 		t.Errorf("symbols:\n got %s\nwant %s", got, wantSyms)
 	}
 }
+
+// TestCOFFSymbolRecords checks the records LLVM's COFF writer makes and
+// lld-link relies on: each weak definition's AuxWeakExternal names its own
+// ".weak.<name>.default" (two weak definitions in a row used to point the
+// first at the second, so that lld-link put __start_ and __stop_ of the
+// offload entries at one address), the section checksums (JamCRC with
+// initial value 0, as in every LLVM section definition), the ".file" record
+// at the end, and OrderSymbols.
+func TestCOFFSymbolRecords(t *testing.T) {
+	o := NewCOFF(IMAGE_FILE_MACHINE_AMD64)
+	o.FileName = "offload.wrapper.module"
+	xdata := o.AddSection(".xdata", format.SHT_PROGBITS, format.SHF_ALLOC, 4,
+		[]byte{1, 4, 1, 0, 4, 0x42, 0, 0, 1, 4, 1, 0, 4, 0x42, 0, 0})
+	names := o.AddSection(".llvm.rodata.offloading", format.SHT_PROGBITS, format.SHF_ALLOC, 1, []byte("k1\x00k2\x00"))
+	ctor := o.AddSection(".CRT$XCA00101", format.SHT_PROGBITS, format.SHF_ALLOC, 8, make([]byte, 8))
+	oa := o.AddSection("llvm_offload_entries$OA", format.SHT_PROGBITS, format.SHF_ALLOC, 8, nil)
+	oz := o.AddSection("llvm_offload_entries$OZ", format.SHT_PROGBITS, format.SHF_ALLOC, 8, nil)
+	o.AddReloc(ctor, 0, IMAGE_REL_AMD64_ADDR64, o.SectionSymbol(xdata), 0)
+	after := o.AddSymbol("after", names, 3, 0, STB_LOCAL, STT_OBJECT, STV_DEFAULT)
+	stop := o.AddSymbol("__stop_llvm_offload_entries", oz, 0, 0, STB_WEAK, STT_OBJECT, STV_HIDDEN)
+	start := o.AddSymbol("__start_llvm_offload_entries", oa, 0, 0, STB_WEAK, STT_OBJECT, STV_HIDDEN)
+	if err := o.OrderSymbols([]*Symbol{start, stop}); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.OrderSymbols([]*Symbol{start, start}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("OrderSymbols with a repeated symbol: %v", err)
+	}
+	if err := o.OrderSymbols([]*Symbol{{Name: "stranger"}}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("OrderSymbols with a foreign symbol: %v", err)
+	}
+	_ = after
+	b, err := o.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := pe.NewFile(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Walk the raw records: name, then its aux records.
+	le := binary.LittleEndian
+	var got []string
+	checksums := map[string]uint32{}
+	for i := 0; i < len(f.COFFSymbols); i++ {
+		s := f.COFFSymbols[i]
+		name, err := s.FullName(f.StringTable)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := fmt.Sprintf("%d:%s/%d/%#x", i, name, s.SectionNumber, s.StorageClass)
+		raw := b[int(f.PointerToSymbolTable)+(i+1)*18:]
+		switch {
+		case s.StorageClass == 0x69:
+			rec += fmt.Sprintf("->%d/%d", le.Uint32(raw), le.Uint32(raw[4:]))
+		case s.StorageClass == 0x67:
+			rec += "=" + strings.TrimRight(string(raw[:18*int(s.NumberOfAuxSymbols)]), "\x00")
+		case s.StorageClass == 3 && s.NumberOfAuxSymbols == 1:
+			checksums[name] = le.Uint32(raw[8:])
+		}
+		got = append(got, rec)
+		i += int(s.NumberOfAuxSymbols)
+	}
+	want := "0:.xdata/1/0x3 2:.llvm.rodata.offloading/2/0x3 4:.CRT$XCA00101/3/0x3 6:llvm_offload_entries$OA/4/0x3 8:llvm_offload_entries$OZ/5/0x3 " +
+		"10:__start_llvm_offload_entries/0/0x69->12/3 12:.weak.__start_llvm_offload_entries.default/4/0x2 " +
+		"13:__stop_llvm_offload_entries/0/0x69->15/3 15:.weak.__stop_llvm_offload_entries.default/5/0x2 " +
+		"16:after/2/0x3 17:.file/-2/0x67=offload.wrapper.module"
+	if g := strings.Join(got, " "); g != want {
+		t.Errorf("symbol records:\n got %s\nwant %s", g, want)
+	}
+	// The values llc 22 writes for these contents (openmp and sycl wrapper
+	// objects); an empty section and 8 zero bytes have checksum 0.
+	for name, crc := range map[string]uint32{".xdata": 0x3BFCB704, ".llvm.rodata.offloading": 0x57801E1F, ".CRT$XCA00101": 0, "llvm_offload_entries$OA": 0} {
+		if checksums[name] != crc {
+			t.Errorf("%s checksum %#x, want %#x", name, checksums[name], crc)
+		}
+	}
+}
