@@ -57,7 +57,14 @@ func parseCOFF(buf []byte) (*coffFile, error) {
 	c := binio.NewCursor(buf, 0)
 	var nsec uint32
 	switch {
-	case len(buf) >= 4 && binary.LittleEndian.Uint16(buf) == 0 && binary.LittleEndian.Uint16(buf[2:]) == 0xffff:
+	case len(buf) >= 4 && binary.LittleEndian.Uint32(buf) == 0xFFFF0000 && !format.IsCOFFBigObj(buf):
+		// Sig1=0, Sig2=0xFFFF without the bigobj class ID: a short import
+		// member (or a cl /GL object), which has no section table.
+		if format.Identify(buf) == format.KindCOFFImport {
+			return nil, format.Errorf(0, format.ErrUnsupported, "a COFF short import member has no sections")
+		}
+		return nil, format.Errorf(12, format.ErrUnsupported, "not a bigobj COFF object (class ID)")
+	case format.IsCOFFBigObj(buf):
 		f.bigobj, f.symSize = true, 20
 		c.Skip(4, "bigobj signature")
 		ver := c.U16("bigobj version")

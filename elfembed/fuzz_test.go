@@ -13,6 +13,9 @@ func FuzzParse(f *testing.F) {
 	testfiles.Seed(f, "testdata/*.o")
 	f.Add([]byte("\x7fELF\x01\x02\x01"))
 	f.Add([]byte{0, 0, 0xff, 0xff, 2, 0, 0x64, 0x86})
+	// COFF short import members and a bigobj header (Sig1=0, Sig2=0xFFFF
+	// both): import members have no sections.
+	testfiles.Seed(f, "../format/testdata/coffimport/[a-z]*")
 	f.Fuzz(func(t *testing.T, in []byte) {
 		o, err := Parse(in)
 		if err != nil {

@@ -133,6 +133,8 @@ func Parse(buf []byte) (*Object, error) {
 			return nil, err
 		}
 		return c.obj, nil
+	case format.Identify(buf) == format.KindCOFFImport:
+		return nil, format.Errorf(0, format.ErrUnsupported, "a COFF short import member has no sections")
 	}
 	return nil, format.Errorf(0, format.ErrMagic, "not an ELF or COFF object")
 }

@@ -11,7 +11,7 @@ type Kind int
 const (
 	KindUnknown       Kind = iota
 	KindELF                // \x7fELF
-	KindCOFF               // x86-64/aarch64/i386/arm64ec machine + plausible header, or bigobj
+	KindCOFF               // x86-64/aarch64/i386/arm64ec machine + plausible header, a PE image, or bigobj (by its class ID)
 	KindMachO              // feedfacf etc.
 	KindArchive            // "!<arch>\n"
 	KindThinArchive        // "!<thin>\n"
@@ -22,10 +22,11 @@ const (
 	KindBitcode            // BC C0 DE or wrapper 0x0B17C0DE
 	KindSPIRV              // 0x07230203
 	KindFatbin             // NVIDIA fatbin 0xBA55ED50
+	KindCOFFImport         // COFF short import member: Sig1=0, Sig2=0xFFFF without the bigobj class ID (see coffimport.go)
 )
 
 var kindNames = [...]string{"unknown", "ELF", "COFF", "Mach-O", "archive", "thin archive",
-	"OffloadBinary", "offload bundle", "compressed offload bundle", "HCF", "LLVM bitcode", "SPIR-V", "fatbin"}
+	"OffloadBinary", "offload bundle", "compressed offload bundle", "HCF", "LLVM bitcode", "SPIR-V", "fatbin", "COFF import"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -73,6 +74,10 @@ func Identify(head []byte) Kind {
 		return KindFatbin
 	case isMachO(head):
 		return KindMachO
+	case len(head) >= 4 && binary.LittleEndian.Uint32(head) == 0xFFFF0000:
+		// Sig1=0, Sig2=0xFFFF: bigobj, cl /GL or a short import member,
+		// by the class ID at offset 12 (LLVM's identify_magic).
+		return coffAnonKind(head)
 	case isCOFF(head):
 		return KindCOFF
 	}
@@ -98,10 +103,6 @@ var coffMachines = map[uint16]bool{
 func isCOFF(h []byte) bool {
 	if len(h) < 20 {
 		return false
-	}
-	// bigobj: Sig1=0, Sig2=0xffff
-	if binary.LittleEndian.Uint16(h) == 0 && binary.LittleEndian.Uint16(h[2:]) == 0xffff {
-		return len(h) >= 32
 	}
 	if bytes.HasPrefix(h, []byte("MZ")) {
 		return true // PE image

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/offload-kit/offload-kit/internal/testutil/testfiles"
 )
 
 func FuzzParse(f *testing.F) {
@@ -28,6 +30,17 @@ func FuzzParse(f *testing.F) {
 		f.Add(buf.Bytes())
 	}
 	f.Add([]byte("!<arch>\n#1/4            0           0     0     644     8         `\nname1234"))
+	// Windows import library members (short import members) and an
+	// archive of them, as llvm-dlltool writes them.
+	var imps []WriteMember
+	for _, b := range testfiles.Read(f, "../testdata/coffimport/*-code", "../testdata/coffimport/x86_64-*") {
+		imps = append(imps, WriteMember{Name: "kernel32.dll", Data: b})
+	}
+	var impBuf bytes.Buffer
+	if err := WriteGNU(&impBuf, imps); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(impBuf.Bytes())
 	f.Fuzz(func(t *testing.T, in []byte) {
 		a, err := Parse(in)
 		if err != nil {

@@ -15,8 +15,9 @@ import (
 //
 // Indexed are the symbols LLVM's isArchiveSymbol accepts: global or weak,
 // defined (or common), not section/file symbols; on COFF, external symbols
-// that are defined or common, and weak externals of the search-alias kind. ELF (.symtab) and COFF
-// objects are read; bitcode, Mach-O and anything else are treated as
+// that are defined or common, and weak externals of the search-alias kind; a
+// COFF short import member defines __imp_<name> (and <name> unless it
+// imports data). ELF (.symtab), COFF objects and import members are read; bitcode, Mach-O and anything else are treated as
 // plain data (LLVM would index bitcode's IR symbols; WriteGNU cannot, see
 // WriteGNUWith). It is the default SymbolFunc.
 func ObjectSymbols(data []byte) ([]string, bool, error) {
@@ -30,6 +31,14 @@ func ObjectSymbols(data []byte) ([]string, bool, error) {
 		}
 		s, err := coffSymbols(data)
 		return s, true, err
+	case format.KindCOFFImport:
+		// A short import member: LLVM's archive writer indexes what
+		// COFFImportFile defines (__imp_<name>, and <name> for code).
+		imp, err := format.ParseCOFFImport(data)
+		if err != nil {
+			return nil, true, err
+		}
+		return imp.Symbols(), true, nil
 	}
 	return nil, false, nil
 }
@@ -135,7 +144,7 @@ func coffSymbols(b []byte) ([]string, error) {
 	le := binary.LittleEndian
 	var symPtr, nsyms uint64
 	ss := uint64(18)
-	if len(b) >= 4 && le.Uint16(b) == 0 && le.Uint16(b[2:]) == 0xffff {
+	if format.IsCOFFBigObj(b) {
 		if len(b) < 56 {
 			return nil, format.Errorf(0, format.ErrTruncated, "bigobj header")
 		}

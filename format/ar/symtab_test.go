@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -101,4 +102,56 @@ func TestWriteGNUBadObject(t *testing.T) {
 	elf[0x3c] = 3    // e_shnum
 	var buf bytes.Buffer
 	assert.True(t, WriteGNU(&buf, []WriteMember{{Name: "bad.o", Data: elf}}) != nil)
+}
+
+// TestImportLibrarySymbols: an import library's members rewritten by
+// WriteGNU get the archive map llvm-ar 22 writes for the same members:
+// __imp_<name> and <name> for code imports, __imp_<name> alone for data,
+// the import descriptors' symbols for the long members.
+func TestImportLibrarySymbols(t *testing.T) {
+	dir := t.TempDir()
+	def := "LIBRARY kernel32.dll\nEXPORTS\nExitProcess\nGetStdHandle @7\nSomeData DATA\nSomeConst CONSTANT\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "k.def"), []byte(def), 0o644))
+	for _, m := range []string{"i386:x86-64", "i386", "arm64"} {
+		out, err := exec.Command(tool(t, "llvm-dlltool"), "-m", m, "-d", filepath.Join(dir, "k.def"), "-l", filepath.Join(dir, "k.lib")).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		a, err := Parse(readPath(t, filepath.Join(dir, "k.lib")))
+		require.NoError(t, err)
+		var ws []WriteMember
+		var names []string
+		for i, mem := range a.Members {
+			n := fmt.Sprintf("m%d.obj", i)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, n), mem.Data, 0o644))
+			ws = append(ws, WriteMember{Name: n, Data: mem.Data})
+			names = append(names, filepath.Join(dir, n))
+		}
+		var buf bytes.Buffer
+		require.NoError(t, WriteGNU(&buf, ws))
+		ours := filepath.Join(dir, "ours.a")
+		require.NoError(t, os.WriteFile(ours, buf.Bytes(), 0o644))
+		ref := filepath.Join(dir, "ref.a")
+		os.Remove(ref)
+		out, err = exec.Command(tool(t, "llvm-ar"), append([]string{"--format=gnu", "rcsD", ref}, names...)...).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		armap := func(p string) string {
+			out, err := exec.Command(tool(t, "llvm-nm"), "--print-armap", p).CombinedOutput()
+			require.NoError(t, err, "%s", out)
+			s, _, _ := strings.Cut(string(out), "\n\n")
+			return s
+		}
+		want := armap(ref)
+		assert.Regexp(t, `__imp__?ExitProcess in m`, want)
+		assert.Equal(t, want, armap(ours), m)
+		imp, obj, err := ObjectSymbols(a.Members[len(a.Members)-1].Data)
+		assert.True(t, obj)
+		require.NoError(t, err)
+		assert.NotEmpty(t, imp)
+	}
+}
+
+func readPath(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	return b
 }

@@ -2,7 +2,9 @@
 // extractOffloadBinaries does: ELF sections of type SHT_LLVM_OFFLOADING,
 // COFF sections named .llvm.offloading*, LLVM bitcode hosts (through the
 // llvm.embedded.objects metadata), archive members (recursively, thin
-// archives included) and raw packages. Anything else holds nothing.
+// archives included) and raw packages. Anything else holds nothing: COFF
+// short import members (format.KindCOFFImport, the members of Windows
+// import libraries) are units with no images.
 //
 // It is shared by offload-packager (extract) and linker-wrapper (input
 // scanning), so both read inputs identically.

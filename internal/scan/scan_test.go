@@ -11,6 +11,7 @@ import (
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/ar"
 	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/internal/testutil/testfiles"
 )
 
 func pkg(triple, arch string, kind format.OffloadKind) []byte {
@@ -86,6 +87,16 @@ func FuzzInput(f *testing.F) {
 	f.Add(b.Bytes())
 	f.Add([]byte("\x7fELF\x02\x01\x01"))
 	f.Add([]byte("BC\xc0\xde"))
+	// Windows import library members: short import members and a bigobj
+	// header, alone and in an archive.
+	var imps []ar.WriteMember
+	for _, m := range testfiles.Read(f, "../../format/testdata/coffimport/[a-z]*") {
+		f.Add(m)
+		imps = append(imps, ar.WriteMember{Name: "kernel32.dll", Data: m})
+	}
+	b.Reset()
+	ar.WriteGNU(&b, imps)
+	f.Add(b.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		units, err := Input("f", data, Options{})
 		if err != nil {
