@@ -3,8 +3,10 @@ package wrap
 import (
 	"debug/pe"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -115,7 +117,13 @@ func unwindCodes(t *testing.T, readobj, dir, file string) string {
 
 // TestCOFFLinks links each Windows object into a DLL with lld-link against
 // a stub runtime compiled by clang for x86_64-pc-windows-msvc, so that
-// every relocation and symbol resolves as a real link needs.
+// every relocation and symbol resolves as a real link needs. The link has
+// one 56-byte offload entry in llvm_offload_entries$OE (as a host object
+// clang compiled would; with no entry at all lld-link drops the empty
+// section and refuses LLVM's object and ours alike), and lld-link's map
+// must put __stop_llvm_offload_entries 56 bytes after
+// __start_llvm_offload_entries: while the weak externals were linked to the
+// wrong aliases, both bounds got one address and nothing was registered.
 func TestCOFFLinks(t *testing.T) {
 	clang := tool(t, "clang")
 	lld := tool(t, "lld-link")
@@ -139,8 +147,13 @@ void __sycl_register_lib(void *d) {}
 void __sycl_unregister_lib(void *d) {}
 int atexit(void (*f)(void)) { return 0; }
 `
+	const entry = `#pragma section("llvm_offload_entries$OE", read)
+__declspec(allocate("llvm_offload_entries$OE")) char offload_entry[56] = {0};
+`
 	writeFile(t, dir, "stub.c", []byte(stub))
+	writeFile(t, dir, "entry.c", []byte(entry))
 	runCmd(t, dir, clang, "--target="+winTriple, "-c", "stub.c", "-o", "stub.obj")
+	runCmd(t, dir, clang, "--target="+winTriple, "-c", "entry.c", "-o", "entry.obj")
 	opts := Options{Triple: winTriple}
 	for name, build := range map[string]func() ([]byte, error){
 		"openmp": func() ([]byte, error) {
@@ -157,7 +170,23 @@ int atexit(void (*f)(void)) { return 0; }
 			obj, err := build()
 			require.NoError(t, err)
 			writeFile(t, dir, name+".obj", obj)
-			runCmd(t, dir, lld, "/dll", "/noentry", "/nodefaultlib", "/out:"+name+".dll", name+".obj", "stub.obj")
+			runCmd(t, dir, lld, "/dll", "/noentry", "/nodefaultlib", "/out:"+name+".dll", "/map:"+name+".map", name+".obj", "stub.obj", "entry.obj")
+			if strings.HasPrefix(name, "sycl") {
+				return // SYCL walks no entry range
+			}
+			m, err := os.ReadFile(filepath.Join(dir, name+".map"))
+			require.NoError(t, err)
+			addr := map[string]uint64{}
+			for _, l := range strings.Split(string(m), "\n") {
+				if f := strings.Fields(l); len(f) >= 3 {
+					if v, err := strconv.ParseUint(f[2], 16, 64); err == nil {
+						addr[f[1]] = v
+					}
+				}
+			}
+			start, stop := addr["__start_llvm_offload_entries"], addr["__stop_llvm_offload_entries"]
+			require.NotZero(t, start, "__start_llvm_offload_entries in the map")
+			assert.Equal(t, uint64(56), stop-start, "__stop_ - __start_llvm_offload_entries: the one entry")
 		})
 	}
 }

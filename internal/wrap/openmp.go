@@ -92,7 +92,10 @@ func buildOpenMP(opts Options, images []OpenMPImage) (*objw.Object, error) {
 	imgSec := o.AddSection(secName, format.SHT_LLVM_OFFLOADING, format.SHF_ALLOC, 8, nil)
 	rel := m.dataRelRO()
 
-	type placed struct{ off, start, end uint64 }
+	type placed struct {
+		off, start, end uint64
+		sym             *objw.Symbol
+	}
 	pl := make([]placed, len(images))
 	for i, img := range images {
 		if img.Start > img.End || img.End > uint64(len(img.Data)) {
@@ -109,15 +112,15 @@ func buildOpenMP(opts Options, images []OpenMPImage) (*objw.Object, error) {
 		if i > 0 {
 			name = fmt.Sprintf("%s.%d", name, i)
 		}
-		o.AddSymbol(name, imgSec, off, uint64(len(img.Data)), objw.STB_LOCAL, objw.STT_OBJECT, objw.STV_DEFAULT)
+		pl[i].sym = o.AddSymbol(name, imgSec, off, uint64(len(img.Data)), objw.STB_LOCAL, objw.STT_OBJECT, objw.STV_DEFAULT)
 	}
 	start, stop := m.entryBounds()
 
 	// __tgt_device_image[N] at .data.rel.ro+0, then __tgt_bin_desc.
 	imgsSym := m.secSym(imgSec)
 	for _, p := range pl {
-		m.ptr(rel, imgsSym, int64(p.start))
-		m.ptr(rel, imgsSym, int64(p.end))
+		m.localPtr(rel, imgsSym, p.sym, int64(p.start))
+		m.localPtr(rel, imgsSym, p.sym, int64(p.end))
 		m.ptr(rel, start, 0)
 		m.ptr(rel, stop, 0)
 	}

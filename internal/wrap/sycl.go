@@ -8,6 +8,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/internal/objw"
+	"github.com/offload-kit/offload-kit/internal/release"
 )
 
 // SYCLImage is one device image for SYCL registration (spec §9.5).
@@ -64,40 +65,72 @@ func BuildSYCL(opts Options, images []SYCLImage) (*objw.Object, error) {
 	if len(images) > 0xffff {
 		return nil, fmt.Errorf("wrap: sycl: %d images exceed the 16-bit image count", len(images))
 	}
-	m, err := newModule(opts)
+	// On COFF the object follows LLVM 22's for the same images: no
+	// entry-bound sections, the strings in .rdata before the arrays
+	// (unless there are property sets, which LLVM 22 does not have), large
+	// globals 16-aligned, and pointers relocated against the local symbols
+	// they point into (localPtr).
+	m, err := newKindModuleBounds(opts, abiOf(Options{}), release.KindSYCL, false)
 	if err != nil {
 		return nil, err
 	}
 	o := m.o
-	local := func(name string, sec *objw.Section, off, size uint64) {
-		o.AddSymbol(name, sec, off, size, objw.STB_LOCAL, objw.STT_OBJECT, objw.STV_DEFAULT)
+	local := func(name string, sec *objw.Section, off, size uint64) *objw.Symbol {
+		return o.AddSymbol(name, sec, off, size, objw.STB_LOCAL, objw.STT_OBJECT, objw.STV_DEFAULT)
 	}
-	var strs *objw.Section
-	if m.coff {
+	hasProps := false
+	for _, im := range images {
+		hasProps = hasProps || len(im.PropertySets) > 0
+	}
+	var strs, rel *objw.Section
+	llvmCOFF := m.coff && !hasProps
+	if llvmCOFF {
+		rel = m.dataRelRO()
+		strs = rel
+	}
+	switch {
+	case llvmCOFF:
+	case m.coff:
 		strs = o.AddSection(".rdata$str", format.SHT_PROGBITS, format.SHF_ALLOC, 1, nil)
-	} else {
+	default:
 		strs = o.AddSection(".rodata.str1.1", format.SHT_PROGBITS, format.SHF_ALLOC|format.SHF_MERGE|format.SHF_STRINGS, 1, nil)
 		strs.EntSize = 1
 	}
 	data := o.AddSection(format.OffloadingSection, format.SHT_LLVM_OFFLOADING, format.SHF_ALLOC, 1, nil)
 	names := o.AddSection(".llvm.rodata.offloading", format.SHT_PROGBITS, format.SHF_ALLOC|format.SHF_MERGE|format.SHF_STRINGS, 1, nil)
 	names.EntSize = 1
-	rel := m.dataRelRO()
+	if rel == nil {
+		rel = m.dataRelRO()
+	}
 	strSym, dataSym, nameSym, relSym := m.secSym(strs), m.secSym(data), m.secSym(names), m.secSym(rel)
+	// big16 is x86-64's preferred alignment of a constant array without
+	// one of its own: 16 from 16 bytes on, which llc gives these globals
+	// on COFF.
+	big16 := func(sec *objw.Section, n int) {
+		if llvmCOFF && n >= 16 {
+			sec.Pad(16)
+			if sec.Align < 16 {
+				sec.Align = 16
+			}
+		}
+	}
+	symAt := map[uint64]*objw.Symbol{} // COFF: the local symbol of each string, by offset
 
 	cstr := func(sym string, s string) uint64 {
+		big16(strs, len(s)+1)
 		off := strs.Append(append([]byte(s), 0))
-		local(sym, strs, off, uint64(len(s)+1))
+		symAt[off] = local(sym, strs, off, uint64(len(s)+1))
 		return off
 	}
 	type placed struct {
 		target, compile, link uint64
 		start, end            uint64
 		entries, nEntries     uint64
+		dataSym, arrSym       *objw.Symbol
 		props, propsEnd       uint64 // set array in rel, when hasProps
 		hasProps              bool
 	}
-	props := &syclProps{m: m, rel: rel, strSym: strSym, relSym: relSym, uses: map[string]int{}, cstr: cstr, local: local}
+	props := &syclProps{m: m, rel: rel, strSym: strSym, relSym: relSym, uses: map[string]int{}, cstr: cstr, local: func(name string, sec *objw.Section, off, size uint64) { local(name, sec, off, size) }}
 	pl := make([]placed, len(images))
 	nameIdx, entryIdx := 0, map[string]int{}
 	for i, im := range images {
@@ -108,9 +141,10 @@ func BuildSYCL(opts Options, images []SYCLImage) (*objw.Object, error) {
 		p.target = cstr(fmt.Sprintf(".sycl_offloading.target.%d", i), im.Triple)
 		p.compile = cstr(fmt.Sprintf(".sycl_offloading.opts.compile.%d", i), im.CompileOptions)
 		p.link = cstr(fmt.Sprintf(".sycl_offloading.opts.link.%d", i), im.LinkOptions)
+		big16(data, len(im.Image))
 		p.start = data.Append(im.Image)
 		p.end = p.start + uint64(len(im.Image))
-		local(fmt.Sprintf(".sycl_offloading.%d.data", i), data, p.start, uint64(len(im.Image)))
+		p.dataSym = local(fmt.Sprintf(".sycl_offloading.%d.data", i), data, p.start, uint64(len(im.Image)))
 
 		// Entries: a weak .offloading.entry.<name> in llvm_offload_entries
 		// and a copy in this image's entries array.
@@ -126,24 +160,28 @@ func BuildSYCL(opts Options, images []SYCLImage) (*objw.Object, error) {
 			}
 			nameIdx++
 			noff := names.Append(append([]byte(sym), 0))
-			local(nm, names, noff, uint64(len(sym)+1))
+			nmSym := local(nm, names, noff, uint64(len(sym)+1))
+			nameRef, nameAdd := nameSym, int64(noff)
+			if llvmCOFF {
+				nameRef, nameAdd = nmSym, 0
+			}
 
 			entries := m.entrySection()
-			eoff := m.syclEntry(entries, nameSym, noff)
+			eoff := m.syclEntry(entries, nameRef, uint64(nameAdd))
 			en := ".offloading.entry." + sym
 			if k := entryIdx[sym]; k > 0 {
 				en = fmt.Sprintf("%s.%d", en, k)
 			}
 			entryIdx[sym]++
 			o.AddSymbol(en, entries, eoff, entrySize, objw.STB_WEAK, objw.STT_OBJECT, objw.STV_DEFAULT)
-			m.syclEntry(rel, nameSym, noff)
+			m.syclEntry(rel, nameRef, uint64(nameAdd))
 		}
 		p.nEntries = uint64(len(im.Symbols))
 		arr := ".sycl_offloading.entries_arr"
 		if i > 0 {
 			arr = fmt.Sprintf("%s.%d", arr, i)
 		}
-		local(arr, rel, p.entries, p.nEntries*entrySize)
+		p.arrSym = local(arr, rel, p.entries, p.nEntries*entrySize)
 		if p.props, p.propsEnd, p.hasProps, err = props.emit(i, im.PropertySets); err != nil {
 			return nil, err
 		}
@@ -158,13 +196,23 @@ func BuildSYCL(opts Options, images []SYCLImage) (*objw.Object, error) {
 		h[2] = kindSYCL                         // OffloadKind
 		h[3] = images[i].ImageKind              // Format
 		rel.Append(h[:])
-		m.ptr(rel, strSym, int64(p.target))
-		m.ptr(rel, strSym, int64(p.compile))
-		m.ptr(rel, strSym, int64(p.link))
-		m.ptr(rel, dataSym, int64(p.start))
-		m.ptr(rel, dataSym, int64(p.end))
-		m.ptr(rel, relSym, int64(p.entries))
-		m.ptr(rel, relSym, int64(p.entries+p.nEntries*entrySize))
+		if llvmCOFF {
+			m.localPtr(rel, strSym, symAt[p.target], int64(p.target))
+			m.localPtr(rel, strSym, symAt[p.compile], int64(p.compile))
+			m.localPtr(rel, strSym, symAt[p.link], int64(p.link))
+			m.localPtr(rel, dataSym, p.dataSym, int64(p.start))
+			m.localPtr(rel, dataSym, p.dataSym, int64(p.end))
+			m.localPtr(rel, relSym, p.arrSym, int64(p.entries))
+			m.localPtr(rel, relSym, p.arrSym, int64(p.entries+p.nEntries*entrySize))
+		} else {
+			m.ptr(rel, strSym, int64(p.target))
+			m.ptr(rel, strSym, int64(p.compile))
+			m.ptr(rel, strSym, int64(p.link))
+			m.ptr(rel, dataSym, int64(p.start))
+			m.ptr(rel, dataSym, int64(p.end))
+			m.ptr(rel, relSym, int64(p.entries))
+			m.ptr(rel, relSym, int64(p.entries+p.nEntries*entrySize))
+		}
 		if p.hasProps {
 			m.ptr(rel, relSym, int64(p.props))    // PropertiesBegin
 			m.ptr(rel, relSym, int64(p.propsEnd)) // PropertiesEnd
@@ -173,7 +221,7 @@ func BuildSYCL(opts Options, images []SYCLImage) (*objw.Object, error) {
 			m.ptr(rel, nil, 0)
 		}
 	}
-	local(".sycl_offloading.device_images", rel, imgsOff, uint64(len(images))*syclImageSize)
+	imgsSym := local(".sycl_offloading.device_images", rel, imgsOff, uint64(len(images))*syclImageSize)
 
 	// __sycl.tgt_bin_desc.
 	descOff := rel.Size()
@@ -181,7 +229,11 @@ func BuildSYCL(opts Options, images []SYCLImage) (*objw.Object, error) {
 	binary.LittleEndian.PutUint16(h[0:], 1)
 	binary.LittleEndian.PutUint16(h[2:], uint16(len(images)))
 	rel.Append(h[:])
-	m.ptr(rel, relSym, int64(imgsOff))
+	if llvmCOFF {
+		m.localPtr(rel, relSym, imgsSym, int64(imgsOff))
+	} else {
+		m.ptr(rel, relSym, int64(imgsOff))
+	}
 	m.ptr(rel, nil, 0)
 	m.ptr(rel, nil, 0)
 	local(".sycl_offloading.descriptor", rel, descOff, syclDescSize)

@@ -86,6 +86,7 @@ type module struct {
 	abs64       uint32        // R_X86_64_64, R_AARCH64_ABS64 or IMAGE_REL_AMD64_ADDR64
 	bss         *objw.Section // COFF: .bss, created up front as llc does
 	xdata       *objw.Section // COFF: unwind information
+	ctorSlots   []ctorSlot    // COFF: .CRT$X?A pointers to relocate against function symbols
 }
 
 func newModule(opts Options) (*module, error) {
@@ -96,6 +97,14 @@ func newModule(opts Options) (*module, error) {
 // ...) under ABI a: the entry section is the one a's release writes kind's
 // entries into, and it is added now unless a adds it later (entriesLate).
 func newKindModule(opts Options, a regABI, kind string) (*module, error) {
+	return newKindModuleBounds(opts, a, kind, true)
+}
+
+// newKindModuleBounds is newKindModule; coffBounds false leaves out the
+// llvm_offload_entries$OA/$OZ sections and their weak __start_/__stop_
+// definitions on COFF, as LLVM 22's SYCL wrapper (which never walks the
+// entry range) has none.
+func newKindModuleBounds(opts Options, a regABI, kind string, coffBounds bool) (*module, error) {
 	machine, coff, err := checkTriple(opts.Triple)
 	if err != nil {
 		return nil, err
@@ -104,7 +113,7 @@ func newKindModule(opts Options, a regABI, kind string) (*module, error) {
 		return nil, err
 	}
 	if coff {
-		m := newCOFFModule()
+		m := newCOFFModule(coffBounds)
 		m.abi, m.entSec = a, "llvm_offload_entries"
 		return m, nil
 	}
@@ -147,9 +156,11 @@ func (m *module) addEntrySection() {
 // newCOFFModule starts an x86-64 Windows (MSVC) object with the sections
 // llc creates: .text, .data, .bss, .text.startup, .xdata, and the
 // llvm_offload_entries$OA/$OZ sections holding the weak
-// __start_/__stop_llvm_offload_entries definitions (spec §9.1).
-func newCOFFModule() *module {
+// __start_/__stop_llvm_offload_entries definitions (spec §9.1) when bounds
+// is set.
+func newCOFFModule(bounds bool) *module {
 	o := objw.NewCOFF(objw.IMAGE_FILE_MACHINE_AMD64)
+	o.FileName = moduleName // the .file record, last in the symbol table as LLVM 22 writes it
 	m := &module{o: o, ext: map[string]*objw.Symbol{}, coff: true, win: true, abs64: objw.IMAGE_REL_AMD64_ADDR64}
 	m.c = newCode(16, 0xcc)
 	m.c.coff = true
@@ -159,6 +170,9 @@ func newCOFFModule() *module {
 	m.bss = o.AddSection(".bss", format.SHT_NOBITS, format.SHF_ALLOC|format.SHF_WRITE, 4, nil)
 	m.startup = o.AddSection(".text.startup", format.SHT_PROGBITS, format.SHF_ALLOC|format.SHF_EXECINSTR, 16, nil)
 	m.xdata = o.AddSection(".xdata", format.SHT_PROGBITS, format.SHF_ALLOC, 4, nil)
+	if !bounds {
+		return m
+	}
 	oa := o.AddSection("llvm_offload_entries$OA", format.SHT_PROGBITS, format.SHF_ALLOC, 8, nil)
 	oz := o.AddSection("llvm_offload_entries$OZ", format.SHT_PROGBITS, format.SHF_ALLOC, 8, nil)
 	m.start = o.AddSymbol("__start_llvm_offload_entries", oa, 0, 0, objw.STB_WEAK, objw.STT_OBJECT, objw.STV_HIDDEN)
@@ -244,6 +258,18 @@ func (m *module) ptr(sec *objw.Section, sym *objw.Symbol, addend int64) uint64 {
 	return off
 }
 
+// localPtr is ptr for a pointer at secSym+addend into the local object
+// named: ELF relocates against the section symbol, as LLVM's ELF writer
+// does for local symbols; COFF against named itself with the offset from
+// it stored in place, as LLVM's COFF writer does for every non-temporary
+// symbol (so the stored bytes, and the section's checksum, are LLVM's).
+func (m *module) localPtr(sec *objw.Section, secSym, named *objw.Symbol, addend int64) uint64 {
+	if m.coff {
+		return m.ptr(sec, named, addend-int64(named.Value))
+	}
+	return m.ptr(sec, secSym, addend)
+}
+
 // ctorArray adds the section that makes the function at offset fnOff of
 // .text.startup a constructor (or destructor) of priority prio:
 // .init_array.<prio> / .fini_array.<prio> on ELF, .CRT$XCA<prio:05> /
@@ -260,7 +286,21 @@ func (m *module) ctorArray(prio int, dtor bool, fnOff uint64) {
 	default:
 		s = m.o.AddSection(fmt.Sprintf(".init_array.%d", prio), format.SHT_INIT_ARRAY, format.SHF_WRITE|format.SHF_ALLOC, 8, nil)
 	}
+	if m.coff {
+		// LLVM's COFF writer relocates against the function symbol
+		// itself (nothing stored in place); those symbols exist once the
+		// code is assembled, so finish adds the relocation.
+		m.ctorSlots = append(m.ctorSlots, ctorSlot{s, s.Append(make([]byte, 8)), fnOff})
+		return
+	}
 	m.ptr(s, m.secSym(m.startup), int64(fnOff))
+}
+
+// ctorSlot is a COFF constructor or destructor pointer waiting for its
+// function's symbol.
+type ctorSlot struct {
+	sec        *objw.Section
+	off, fnOff uint64
 }
 
 // finish assembles the code, adds .note.GNU-stack and returns the object.
@@ -287,6 +327,21 @@ func (m *module) finish() (map[string]*objw.Symbol, error) {
 			rva(text, uint64(f.start))
 			rva(text, uint64(f.end))
 			rva(xdata, u)
+		}
+		for _, cs := range m.ctorSlots {
+			var fn *objw.Symbol
+			for _, f := range fns {
+				if f.Section == m.startup && f.Value == cs.fnOff {
+					fn = f
+				}
+			}
+			if fn == nil {
+				return nil, fmt.Errorf("wrap: internal error: no function at 0x%x for %s", cs.fnOff, cs.sec.Name)
+			}
+			m.o.AddReloc(cs.sec, cs.off, m.abs64, fn, 0)
+		}
+		if err := m.orderCOFFSymbols(); err != nil {
+			return nil, err
 		}
 		return fns, nil
 	}
