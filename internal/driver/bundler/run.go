@@ -269,7 +269,9 @@ func (c *config) handlerFor(first []byte) (handlerKind, string, error) {
 }
 
 // isObject approximates llvm::object::createBinary succeeding with an
-// ObjectFile: an ELF or COFF object elfembed can parse, or Mach-O.
+// ObjectFile: an ELF or COFF object elfembed can parse, or Mach-O. A COFF
+// short import member (format.KindCOFFImport) is a COFFImportFile there,
+// not an ObjectFile, so it gets the binary handler and holds no bundle.
 func isObject(b []byte) bool {
 	switch format.Identify(b) {
 	case format.KindELF, format.KindCOFF:

@@ -234,6 +234,10 @@ func dumpFile(ctx context.Context, env *Env, name string, opt DumpOptions) (Dump
 				if err := object(origin, m.Name, data, mk); err != nil {
 					return df, fmt.Errorf("%s: %s", origin, err)
 				}
+			case format.KindCOFFImport:
+				// A short import member of an import library: objdump
+				// names its format and nothing else (it has no sections).
+				emit(DumpObject{Name: origin, Format: COFFImportFormat})
 			case format.KindOffloadBinary:
 				// objdump maps the member in place; a package that is not
 				// 8-aligned there fails OffloadBinary::create.
@@ -253,6 +257,12 @@ func dumpFile(ctx context.Context, env *Env, name string, opt DumpOptions) (Dump
 		if err := object(name, name, in.data, k); err != nil {
 			return df, fmt.Errorf("'%s': %s", name, err)
 		}
+	case format.KindCOFFImport:
+		// llvm-objdump reads short import members only inside archives
+		// ("The file was not recognized as a valid object file" for one on
+		// its own); dump prints the same line for the file as for a
+		// member, and exits 0.
+		emit(DumpObject{Name: name, Format: COFFImportFormat})
 	case format.KindOffloadBinary:
 		if _, _, err := offload.Parse(in.data); err != nil {
 			return df, fmt.Errorf("'%s': %s", name, offload.LLVMError(err))
@@ -295,6 +305,10 @@ func dumpFile(ctx context.Context, env *Env, name string, opt DumpOptions) (Dump
 	}
 	return df, nil
 }
+
+// COFFImportFormat is the file format llvm-objdump prints for a COFF short
+// import member (an import library's member).
+const COFFImportFormat = "COFF-import-file"
 
 // containerFormatName is the "file format" dump prints for an input that
 // is itself a container.
@@ -370,6 +384,9 @@ func printObject(w io.Writer, obj DumpObject, all, entries bool) {
 	var sb strings.Builder
 	if obj.Format != "" {
 		fmt.Fprintf(&sb, "\n%s:\tfile format %s\n", obj.Name, obj.Format)
+	}
+	if obj.Format == COFFImportFormat {
+		sb.WriteString("\n") // objdump's dumpObject(COFFImportFile) ends with "\n\n"
 	}
 	printContents(&sb, &obj.DumpContents, all, entries, "")
 	io.WriteString(w, sb.String())
