@@ -69,11 +69,15 @@ __imp_ExitProcess:
 		name string
 		args func(out string) []string
 	}{
-		{"unbundle", func(o string) []string { return []string{"-type=a", gfx, "-input=mixed.lib", "-output=" + o, "-unbundle"} }},
+		{"unbundle", func(o string) []string {
+			return []string{"-type=a", gfx, "-input=mixed.lib", "-output=" + o, "-unbundle"}
+		}},
 		{"unbundle-check", func(o string) []string {
 			return []string{"-type=a", gfx, "-input=mixed.lib", "-output=" + o, "-unbundle", "-check-input-archive"}
 		}},
-		{"import-library", func(o string) []string { return []string{"-type=a", gfx, "-input=kernel32.lib", "-output=" + o, "-unbundle"} }},
+		{"import-library", func(o string) []string {
+			return []string{"-type=a", gfx, "-input=kernel32.lib", "-output=" + o, "-unbundle"}
+		}},
 		{"import-library-allow-missing", func(o string) []string {
 			return []string{"-type=a", gfx, "-input=kernel32.lib", "-output=" + o, "-unbundle", "-allow-missing-bundles"}
 		}},
