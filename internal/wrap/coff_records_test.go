@@ -1,6 +1,7 @@
 package wrap
 
 import (
+	"debug/elf"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
@@ -41,7 +41,9 @@ func TestCOFFRecordsMatchLLVM(t *testing.T) {
 		{"openmp-2", "openmp", [][]byte{omp, omp2}, func() ([]byte, error) { return OpenMP(opts, [][]byte{omp, omp2}) }},
 		{"cuda", "cuda", [][]byte{testFatbin(64)}, func() ([]byte, error) { return CUDA(opts, testFatbin(64)) }},
 		{"cuda-small", "cuda", [][]byte{testFatbin(4)}, func() ([]byte, error) { return CUDA(opts, testFatbin(4)) }},
+		{"cuda-16", "cuda", [][]byte{testFatbin(8)}, func() ([]byte, error) { return CUDA(opts, testFatbin(8)) }},
 		{"hip", "hip", [][]byte{testFatbin(64)}, func() ([]byte, error) { return HIP(opts, testFatbin(64)) }},
+		{"hip-17", "hip", [][]byte{testFatbin(9)}, func() ([]byte, error) { return HIP(opts, testFatbin(9)) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -58,14 +60,21 @@ func TestCOFFRecordsMatchLLVM(t *testing.T) {
 		ref := llvmWinWrapper(t, dir, "hip", fatbin)
 		assertCOFFRecords(t, dir, readobj, ours, ref, "hip")
 	})
-	t.Run("sycl", func(t *testing.T) {
-		dir := t.TempDir()
-		ref, img := llvmWinSYCLWrapper(t, dir)
-		images, err := SYCLImagesFromBinaries(img)
-		require.NoError(t, err)
-		ours := writeFile(t, dir, "ours.obj", must(t, func() ([]byte, error) { return SYCL(opts, images) }))
-		assertCOFFRecords(t, dir, readobj, ours, ref, "sycl")
-	})
+	for name, kernels := range map[string][]string{
+		"sycl":            {"k1", "k2"},
+		"sycl-long-names": {"kernel_with_a_name_longer_than_16_bytes", "k1", "k2"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			ref, img := llvmWinSYCLWrapper(t, dir, kernels...)
+			images, err := SYCLImagesFromBinaries(img)
+			require.NoError(t, err)
+			require.Len(t, images, 1)
+			require.Equal(t, kernels, images[0].Symbols)
+			ours := writeFile(t, dir, "ours.obj", must(t, func() ([]byte, error) { return SYCL(opts, images) }))
+			assertCOFFRecords(t, dir, readobj, ours, ref, "sycl")
+		})
+	}
 }
 
 func copyFile(t *testing.T, from, to string) {
@@ -92,7 +101,31 @@ func assertCOFFRecords(t *testing.T, dir, readobj, ours, ref, kind string) {
 		copyFile(t, ours, filepath.Join(os.Getenv("COFF_RECORDS_KEEP"), strings.ReplaceAll(t.Name(), "/", "_")+".ours.obj"))
 		copyFile(t, ref, filepath.Join(os.Getenv("COFF_RECORDS_KEEP"), strings.ReplaceAll(t.Name(), "/", "_")+".llvm.obj"))
 	}
-	assert.Equal(t, want, got)
+	if got != want {
+		t.Errorf("llvm-readobj --sections --symbols (normalised) of ours differs from LLVM's:\n%s", firstDiff(want, got))
+	}
+}
+
+// firstDiff shows the first differing line of two texts with some context.
+func firstDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	i := 0
+	for i < len(w) && i < len(g) && w[i] == g[i] {
+		i++
+	}
+	ctx := func(v []string) string {
+		lo, hi := max(0, i-12), min(len(v), i+6)
+		var b strings.Builder
+		for j := lo; j < hi; j++ {
+			mark := "  "
+			if j == i {
+				mark = "> "
+			}
+			fmt.Fprintf(&b, "%s%s\n", mark, v[j])
+		}
+		return b.String()
+	}
+	return fmt.Sprintf("line %d; LLVM's:\n%sours:\n%s", i+1, ctx(w), ctx(g))
 }
 
 // llvmWinWrapper is LLVM 22's wrapper object for a Windows MSVC host:
@@ -124,16 +157,17 @@ func compressedBundle(t *testing.T, dir string) []byte {
 }
 
 // llvmWinSYCLWrapper runs LLVM 22's clang-linker-wrapper for a Windows
-// host on a COFF object that carries a SYCL OffloadBinary (two SPIR-V
-// kernels as bitcode), keeping its temporaries: it returns the wrapper
-// object it compiled and the device link's output that it wrapped.
-func llvmWinSYCLWrapper(t *testing.T, dir string) (obj string, img []byte) {
+// host on a COFF object that carries a SYCL OffloadBinary (SPIR-V kernels
+// as bitcode), keeping its temporaries: it returns the wrapper object it
+// compiled and the device link's output that it wrapped.
+func llvmWinSYCLWrapper(t *testing.T, dir string, kernels ...string) (obj string, img []byte) {
 	t.Helper()
-	const ir = `target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64-G1"
+	ir := `target datalayout = "e-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-n8:16:32:64-G1"
 target triple = "spirv64-unknown-unknown"
-define spir_kernel void @k1() { ret void }
-define spir_kernel void @k2() { ret void }
 `
+	for _, k := range kernels {
+		ir += "define spir_kernel void @" + k + "() { ret void }\n"
+	}
 	writeFile(t, dir, "dev.ll", []byte(ir))
 	writeFile(t, dir, "host.c", []byte("int main(void) { return 0; }\n"))
 	runCmd(t, dir, tool(t, "llvm-as"), "dev.ll", "-o", "dev.bc")
@@ -306,4 +340,36 @@ func coffNormalize(t *testing.T, out, kind string, llvm bool) string {
 	}
 	b.WriteString("]\n")
 	return b.String()
+}
+
+// TestFatbinAlignmentELF: on x86-64 ELF too, a fatbin of exactly 16 bytes
+// is 1-aligned and one of 17 bytes 16-aligned, as llc places an [n x i8]
+// constant (more than 128 bits: 16).
+func TestFatbinAlignmentELF(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []int{8, 9} { // testFatbin(n) has n+8 bytes
+		for _, kind := range []string{"cuda", "hip"} {
+			fb := testFatbin(n)
+			build := CUDA
+			sec := ".nv_fatbin"
+			if kind == "hip" {
+				build, sec = HIP, ".hip_fatbin"
+			}
+			obj, err := build(Options{Triple: hostTriple}, fb)
+			require.NoError(t, err)
+			ours := writeFile(t, dir, fmt.Sprintf("ours-%s-%d.o", kind, n), obj)
+			ref := filepath.Join(dir, refWrapperFor(t, dir, hostTriple, kind, fb))
+			align := func(p string) uint64 {
+				f, err := elf.Open(p)
+				require.NoError(t, err)
+				defer f.Close()
+				s := f.Section(sec)
+				require.NotNil(t, s, sec)
+				return s.Addralign
+			}
+			if a, b := align(ours), align(ref); a != b {
+				t.Errorf("%s of %d bytes: alignment %d, LLVM's %d", kind, len(fb), a, b)
+			}
+		}
+	}
 }

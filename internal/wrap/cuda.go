@@ -66,11 +66,13 @@ func buildGPU(opts Options, fatbin []byte, fl gpuFlavor) (*objw.Object, error) {
 	}
 	o := m.o
 
-	// .fatbin_image: an [n x i8] constant with the default alignment.
+	// .fatbin_image: an [n x i8] constant with the default alignment: 16
+	// once it is larger than 16 bytes (DataLayout::getPreferredAlign:
+	// more than 128 bits), else 1.
 	align := fl.fatbinAlign
 	if align == 0 {
 		align = 1
-		if len(fatbin) >= 16 {
+		if len(fatbin) > 16 {
 			align = 16
 		}
 	}

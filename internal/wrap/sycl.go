@@ -103,11 +103,11 @@ func BuildSYCL(opts Options, images []SYCLImage) (*objw.Object, error) {
 		rel = m.dataRelRO()
 	}
 	strSym, dataSym, nameSym, relSym := m.secSym(strs), m.secSym(data), m.secSym(names), m.secSym(rel)
-	// big16 is x86-64's preferred alignment of a constant array without
-	// one of its own: 16 from 16 bytes on, which llc gives these globals
-	// on COFF.
+	// big16 is the preferred alignment of a constant array without one of
+	// its own (DataLayout::getPreferredAlign): 16 once it is larger than
+	// 16 bytes, which llc gives these globals on COFF.
 	big16 := func(sec *objw.Section, n int) {
-		if llvmCOFF && n >= 16 {
+		if llvmCOFF && n > 16 {
 			sec.Pad(16)
 			if sec.Align < 16 {
 				sec.Align = 16
