@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -59,6 +60,14 @@ func TestCOFFRecordsMatchLLVM(t *testing.T) {
 		ours := writeFile(t, dir, "ours.obj", must(t, func() ([]byte, error) { return HIP(opts, fatbin) }))
 		ref := llvmWinWrapper(t, dir, "hip", fatbin)
 		assertCOFFRecords(t, dir, readobj, ours, ref, "hip")
+	})
+	t.Run("openmp-relocatable", func(t *testing.T) {
+		dir := t.TempDir()
+		ref, img := llvmWinOpenMPRelocatable(t, dir)
+		ours := writeFile(t, dir, "ours.obj", must(t, func() ([]byte, error) {
+			return OpenMP(Options{Triple: winTriple, Relocatable: true}, [][]byte{img})
+		}))
+		assertCOFFRecords(t, dir, readobj, ours, ref, "openmp")
 	})
 	for name, kernels := range map[string][]string{
 		"sycl":            {"k1", "k2"},
@@ -180,6 +189,33 @@ target triple = "spirv64-unknown-unknown"
 	img, err := os.ReadFile(filepath.Join(dir, "a.exe.spirv64..img"))
 	require.NoError(t, err)
 	return filepath.Join(dir, "a.exe.sycl.image.wrapper.o"), img
+}
+
+// llvmWinOpenMPRelocatable runs LLVM 22's clang-linker-wrapper -r for a
+// Windows host on a COFF object carrying an OpenMP image for a Linux
+// x86-64 device. It fails after the host link ("Relocatable linking is not
+// supported on COFF targets"), but --save-temps keeps the wrapper object it
+// made; the OffloadBinary it wrapped is read back from that object's
+// .llvm.offloading.relocatable.
+func llvmWinOpenMPRelocatable(t *testing.T, dir string) (obj string, img []byte) {
+	t.Helper()
+	clang := tool(t, "clang")
+	writeFile(t, dir, "host.c", []byte("int main(void) { return 0; }\n"))
+	writeFile(t, dir, "dev.c", []byte("int device_global = 1;\n"))
+	runCmd(t, dir, clang, "--target=x86_64-unknown-linux-gnu", "-fPIC", "-c", "dev.c", "-o", "dev.o")
+	runCmd(t, dir, tool(t, "llvm-offload-binary"), "-o", "dev.bin", "--image=file=dev.o,triple=x86_64-unknown-linux-gnu,arch=generic,kind=openmp")
+	runCmd(t, dir, clang, "--target="+winTriple, "-c", "host.c", "-o", "host.obj", "-Xclang", "-fembed-offload-object=dev.bin")
+	cmd := exec.Command(tool(t, "clang-linker-wrapper"), "--host-triple="+winTriple, "--linker-path=/bin/true",
+		"--save-temps", "-r", "-o", "out.obj", "host.obj")
+	cmd.Dir = dir
+	msg, err := cmd.CombinedOutput()
+	require.Error(t, err, "LLVM refuses -r on COFF")
+	require.Contains(t, string(msg), "error: Relocatable linking is not supported on COFF targets")
+	obj = filepath.Join(dir, "out.obj.openmp.image.wrapper.o")
+	runCmd(t, dir, tool(t, "llvm-objcopy"), "--dump-section=.llvm.offloading.relocatable=img.bin", obj, filepath.Join(dir, "scratch.obj"))
+	img, err = os.ReadFile(filepath.Join(dir, "img.bin"))
+	require.NoError(t, err)
+	return obj, img
 }
 
 var (

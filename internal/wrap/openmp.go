@@ -81,9 +81,11 @@ func buildOpenMP(opts Options, images []OpenMPImage) (*objw.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.coff && opts.Relocatable {
-		return nil, fmt.Errorf("wrap: Relocatable linking is not supported on COFF targets: %w", format.ErrUnsupported)
-	}
+	// Relocatable on COFF: LLVM 22's wrapper still writes the object (its
+	// images in .llvm.offloading.relocatable); its clang-linker-wrapper
+	// refuses only after the host link, in the step that would rename the
+	// sections ("Relocatable linking is not supported on COFF targets"),
+	// and linkwrap does the same.
 	o := m.o
 	secName := format.OffloadingSection
 	if opts.Relocatable && a.relocOK { // LLVM 16's wrapper ignores -r
