@@ -76,6 +76,7 @@ type scanResult struct {
 	objects []*unit // plain objects and --whole-archive members, in order
 	members []*unit // other archive members and --start-lib objects, in order
 	files   []*mmapfile.File
+	visited []os.FileInfo // the input files read, for lld-link's once-only /DEFAULTLIB:
 	host    hostModel
 }
 
@@ -178,7 +179,15 @@ func (d *driver) scanInputs() (*scanResult, error) {
 	w := &hostlink.Walker{Search: hostlink.Search{Dirs: o.libraryPaths(), Sysroot: o.Sysroot}}
 	pos := 0
 	w.Visit = func(in hostlink.Input) (string, bool, error) { return d.visit(w, res, &pos, in) }
-	err := w.Walk(parseLdArgs(o.Args))
+	args := parseLdArgs(o.Args)
+	msvc := d.msvcLink()
+	if msvc {
+		args = d.msvcArgs(args)
+	}
+	err := w.Walk(args)
+	if err == nil && msvc {
+		err = d.msvcDefaultLibs(w, res, &pos)
+	}
 	res.host.Model = w.Model
 	if err != nil {
 		return nil, err
@@ -204,6 +213,7 @@ func (d *driver) visit(w *hostlink.Walker, res *scanResult, count *int, in hostl
 		return "", false, fmt.Errorf("%s: %w", name, err)
 	}
 	res.files = append(res.files, f)
+	res.visited = append(res.visited, st)
 	*count++
 	pos := *count
 	if isSharedObject(f.Data) {
@@ -349,9 +359,9 @@ type symtab struct {
 	undefs  []string // strong undefined references
 }
 
-// symbols reads the symbol table of an ELF relocatable object or an LLVM
-// bitcode module (its irsymtab). ok is false for anything else and for
-// damaged files.
+// symbols reads the symbol table of an ELF relocatable object, an LLVM
+// bitcode module (its irsymtab) or a COFF short import member. ok is false
+// for anything else (COFF objects included) and for damaged files.
 func symbols(data []byte) (st symtab, ok bool) {
 	defer func() {
 		if recover() != nil {
@@ -362,6 +372,16 @@ func symbols(data []byte) (st symtab, ok bool) {
 	case format.KindELF:
 	case format.KindBitcode:
 		return bitcodeSymbols(data)
+	case format.KindCOFFImport:
+		// A short import member (kernel32.lib's): it defines the
+		// import's __imp_ pointer and, for code, the thunk. It holds no
+		// device code and references nothing.
+		imp, err := format.ParseCOFFImport(data)
+		if err != nil {
+			return st, false
+		}
+		st.defs = imp.Symbols()
+		return st, true
 	default:
 		return st, false
 	}
@@ -426,10 +446,11 @@ func (u *unit) loadSymbols() bool {
 }
 
 // hasHostSymbols reports a unit the host linker reads symbols from:
-// objects (ELF, COFF, Mach-O) and bitcode; not raw offload files.
+// objects (ELF, COFF, Mach-O), COFF short import members and bitcode; not
+// raw offload files.
 func hasHostSymbols(u *unit) bool {
 	switch u.kind {
-	case format.KindELF, format.KindBitcode, format.KindCOFF, format.KindMachO:
+	case format.KindELF, format.KindBitcode, format.KindCOFF, format.KindMachO, format.KindCOFFImport:
 		return true
 	}
 	return false
