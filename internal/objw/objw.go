@@ -56,7 +56,7 @@ var ErrInvalid = errors.New("objw: invalid object")
 // Object is the model of one relocatable object.
 type Object struct {
 	Machine  uint16
-	FileName string // ELF: if non-empty, a STT_FILE symbol is emitted first
+	FileName string // if non-empty: ELF, a STT_FILE symbol first; COFF, a .file record last
 	coff     bool
 
 	sections []*Section
@@ -112,9 +112,11 @@ func NewELF(machine uint16) *Object {
 // differences when written (see coff.go): section characteristics are
 // derived from the ELF-style flags and the alignment; relocation addends
 // are stored in place (COFF relocations have none); every section gets a
-// static section symbol with an auxiliary section definition; a weak
-// defined symbol becomes a weak external aliasing ".weak.<name>.default",
-// as the LLVM COFF writer does; visibility is ignored.
+// static section symbol with an auxiliary section definition (with LLVM's
+// JamCRC checksum of the contents); a weak defined symbol becomes a weak
+// external aliasing ".weak.<name>.default", the symbol right after it, as
+// the LLVM COFF writer does; symbols are written in model order (see
+// OrderSymbols); visibility is ignored.
 func NewCOFF(machine uint16) *Object {
 	return &Object{Machine: machine, coff: true}
 }
