@@ -1,0 +1,8 @@
+// HIP program, second TU: a device variable, a __constant__, a __managed__
+// variable, a kernel, and bump, which hip_a.hip's kernel calls.
+#include "mini_hip.h"
+__device__ int counter;
+__constant__ int table[4];
+__managed__ int managed_v;
+__device__ int bump(int v) { return v + table[0] + 1; }
+__global__ void kern_c() {}

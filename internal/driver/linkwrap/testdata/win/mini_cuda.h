@@ -1,0 +1,13 @@
+// The few CUDA declarations the Windows CUDA program needs (-nocudainc).
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __host__ __attribute__((host))
+#define __constant__ __attribute__((constant))
+#define __managed__ __attribute__((managed))
+typedef __SIZE_TYPE__ size_t;
+struct dim3 { unsigned x, y, z; __host__ __device__ dim3(unsigned x = 1, unsigned y = 1, unsigned z = 1) : x(x), y(y), z(z) {} };
+typedef struct CUstream_st *cudaStream_t;
+typedef int cudaError_t;
+extern "C" cudaError_t cudaLaunchKernel(const void *f, dim3 g, dim3 b, void **args, size_t shm, cudaStream_t s);
+extern "C" unsigned __cudaPushCallConfiguration(dim3 g, dim3 b, size_t shm = 0, cudaStream_t s = 0);
+extern "C" cudaError_t __cudaPopCallConfiguration(dim3 *g, dim3 *b, size_t *shm, cudaStream_t *s);
