@@ -52,6 +52,13 @@ PKGS+=(pocl-opencl-icd ocl-icd-opencl-dev llvm-spirv-15)
 #                   kernels --html pages with --dump-dom and --screenshot and reads the DOM's
 #                   data-rendered/data-error and labels, and the PNG)
 PKGS+=(chromium)
+# wine64 (libwine comes with it)
+#                   /usr/lib/wine/wine64 (the loader: Debian's wine package, not installed, would add
+#                   /usr/bin/wine), /usr/lib/wine/wineserver{,64}, /usr/lib/x86_64-linux-gnu/wine
+#                   (wine's builtin DLLs): linkwrap's TestWindowsProgramsUnderWine runs the Windows
+#                   (x86_64-pc-windows-msvc, lld-link) programs linked by LLVM's clang-linker-wrapper
+#                   and by ours; it also uses llvm-22's llvm-lib and llvm-dlltool and lld-22's lld-link
+PKGS+=(wine64)
 # clang-16, clang-tools-16, lld-16, llvm-16, clang-19, clang-tools-19, lld-19, llvm-19
 #                   /usr/lib/llvm-{16,19}/bin/{clang,clang++,clang-linker-wrapper,clang-offload-packager,
 #                   clang-offload-bundler,ld.lld,llvm-*} (each older release's own tools are the
