@@ -211,8 +211,8 @@ func buildHIP(t *testing.T, k *winKit, dir string) {
 	k.cc(t, dir, "-O1", "-c", filepath.Join(k.src, "hip_main.cpp"), "-o", "main.obj")
 }
 
-// hipWant: the kernels and variables of hip_a.hip and hip_b.hip, for both
-// architectures.
+// hipWant: the kernels (a template's too), variables, surface and texture
+// of hip_a.hip and hip_b.hip, for both architectures.
 var hipWant = []string{
 	"hip:   entry hip-amdgcn-amd-amdhsa--gfx90a ",
 	"hip:   entry hip-amdgcn-amd-amdhsa--gfx1100 ",
@@ -221,6 +221,9 @@ var hipWant = []string{
 	"hip: RegisterVar ok=1 addr=p.exe:?counter@@3HA name=counter same=1 extern=0 size=4 constant=0 global=0",
 	"hip: RegisterVar ok=1 addr=p.exe:?table@@3PAHA name=table same=1 extern=0 size=16 constant=1 global=0",
 	"hip: RegisterManagedVar ok=1 ptr=p.exe:?managed_v@@3HA init=p.exe:?managed_v@@3HA.managed name=managed_v size=4 align=4",
+	"hip: RegisterFunction ok=1 addr=p.exe:??$kern_t@H@@YAXH@Z name=_Z6kern_tIiEvT_ same=1 limit=-1 rest=null,null,null,null,null",
+	"hip: RegisterSurface ok=1 addr=p.exe:?surf_ref@@3U?$surface@X$01@@A name=surf_ref dim=2 extern=0",
+	"hip: RegisterTexture ok=1 addr=p.exe:?tex_ref@@3U?$texture@M$02$00@@A name=tex_ref dim=3 normalized=1 extern=0",
 	"hip: LaunchKernel p.exe:?kern_a@@YAXPEAH@Z",
 	"hip: UnregisterFatBinary ok=1",
 }
@@ -326,6 +329,7 @@ func winCases() []winCase {
 				"cuda: RegisterFatBinary wrapper=0x466243b1 version=1 reserved=null fatbin=0xba55ed50 v1 header=16 bytes=4280 ",
 				"cuda: RegisterFunction ok=1 addr=p.exe:?__device_stub__kern_a@@YAXPEAH@Z name=_Z6kern_aPi same=1 limit=-1 rest=null,null,null,null,null",
 				"cuda: RegisterFunction ok=1 addr=p.exe:?__device_stub__kern_c@@YAXXZ name=_Z6kern_cv",
+				"cuda: RegisterFunction ok=1 addr=p.exe:??$__device_stub__kern_t@H@@YAXH@Z name=_Z6kern_tIiEvT_",
 				"cuda: RegisterVar ok=1 addr=p.exe:?counter@@3HA name=counter same=1 extern=0 size=4 constant=0 global=0",
 				"cuda: RegisterVar ok=1 addr=p.exe:?table@@3PAHA name=table same=1 extern=0 size=16 constant=1 global=0",
 				"cuda: RegisterVar ok=1 addr=p.exe:?scale@@3MA name=scale same=1 extern=0 size=4 constant=0 global=0",
@@ -482,6 +486,7 @@ func TestWindowsProgramsUnderWine(t *testing.T) {
 				logs[side] = k.runWine(t, out)
 			}
 			ref := logs["ref"]
+			t.Logf("reference log:\n%s", ref)
 			for _, want := range c.want {
 				assert.Contains(t, ref, want, "the reference (LLVM's clang-linker-wrapper) log")
 			}

@@ -11,3 +11,12 @@ typedef int cudaError_t;
 extern "C" cudaError_t cudaLaunchKernel(const void *f, dim3 g, dim3 b, void **args, size_t shm, cudaStream_t s);
 extern "C" unsigned __cudaPushCallConfiguration(dim3 g, dim3 b, size_t shm = 0, cudaStream_t s = 0);
 extern "C" cudaError_t __cudaPopCallConfiguration(dim3 *g, dim3 *b, size_t *shm, cudaStream_t *s);
+template <class T, int dim = 1>
+struct __attribute__((device_builtin_surface_type)) surface {
+  void *handle;
+};
+template <class T, int dim = 1, int mode = 0>
+struct __attribute__((device_builtin_texture_type)) texture {
+  void *handle;
+  int normalized;
+};

@@ -12,3 +12,12 @@ typedef int hipError_t;
 extern "C" hipError_t hipLaunchKernel(const void *f, dim3 g, dim3 b, void **args, size_t shm, hipStream_t s);
 extern "C" hipError_t __hipPushCallConfiguration(dim3 g, dim3 b, size_t shm = 0, hipStream_t s = 0);
 extern "C" hipError_t __hipPopCallConfiguration(dim3 *g, dim3 *b, size_t *shm, hipStream_t *s);
+template <class T, int dim = 1>
+struct __attribute__((device_builtin_surface_type)) surface {
+  void *handle;
+};
+template <class T, int dim = 1, int mode = 0>
+struct __attribute__((device_builtin_texture_type)) texture {
+  void *handle;
+  int normalized;
+};
