@@ -133,3 +133,13 @@ func (p Profile) WrapperLegacyDeviceLink() bool { return p.Major <= 19 }
 // --no-default-config, -Bsymbolic as a clang option, and the inputs last,
 // after the libraries and options.
 func (p Profile) WrapperClang16Line() bool { return p.Major <= 16 }
+
+// ClangDropsAMDGPULTOCPU: the release's clang driver, linking AMDGPU
+// bitcode with -flto, runs ld.lld without -plugin-opt=mcpu= (and without
+// the optimisation level), so lld's LTO compiles for a generic processor:
+// code objects with e_flags 0 that no GPU loads. Checked: clang 16 drops
+// them (`clang-16 -### --target=amdgcn-amd-amdhsa -mcpu=gfx90a -flto x.o`
+// runs `ld.lld x.o -shared -o a.out`), clang 19 passes
+// -plugin-opt=mcpu=gfx90a. 17 and 18 are taken as 16: passing the options
+// again is harmless where the driver already does.
+func (p Profile) ClangDropsAMDGPULTOCPU() bool { return p.Major <= 18 }

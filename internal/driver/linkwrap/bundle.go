@@ -12,6 +12,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/bundle"
+	"github.com/offload-kit/offload-kit/internal/release"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/workdir"
 	"github.com/offload-kit/offload-kit/internal/wrap"
@@ -120,6 +121,38 @@ func is64Bit(triple string) bool {
 	return true
 }
 
+// hipBundleIDs are the entry IDs of the HIP fat binary as the release's
+// wrapper asks its clang-offload-bundler for them (-targets=), spelled as
+// that bundler writes them (bundle.IDAs). 20 and later pass
+// "host-x86_64-unknown-linux-gnu-" and "hip-<triple>--<arch>"; 18 and 19
+// pass "host-x86_64-unknown-linux" and "hip-...", which their bundler
+// standardises to "host-x86_64-unknown-linux--"; 16 passes "hipv4-..." and
+// its bundler keeps the IDs verbatim. (Checked with the 16, 19 and 22
+// wrappers' --dry-run; 17 is taken as 16 and 18 as 19, following when
+// the bundler began to treat hip and hipv4 alike.)
+func hipBundleIDs(rel release.Profile, imgs []linkedImage) []string {
+	host, kind := "host-x86_64-unknown-linux-gnu-", "hip"
+	if rel.LegacyEntries() {
+		host = "host-x86_64-unknown-linux"
+	}
+	if !rel.BundleHIPv4IsHIP() {
+		kind = "hipv4"
+	}
+	raw := []string{host}
+	for _, im := range imgs {
+		raw = append(raw, kind+"-"+im.key.triple+"--"+im.key.arch)
+	}
+	rule := rel.BundleIDs()
+	ids := make([]string, len(raw))
+	for i, r := range raw {
+		ids[i] = r
+		if t, ok := bundle.ParseTargetAs(r, rule); ok {
+			ids[i] = bundle.IDAs(r, t, rule)
+		}
+	}
+	return ids
+}
+
 // hipFatbin builds the HIP fat binary in-process, in the layout
 // clang-offload-bundler -type=o -bundle-align=4096 writes: an empty host
 // entry "host-x86_64-unknown-linux-gnu-" then "hip-<triple>--<arch>" entries.
@@ -128,10 +161,9 @@ func (d *driver) hipFatbin(imgs []linkedImage) (string, []byte, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	ids := []string{"host-x86_64-unknown-linux-gnu-"}
+	ids := hipBundleIDs(d.rel(), imgs)
 	data := [][]byte{nil}
 	for _, im := range imgs {
-		ids = append(ids, "hip-"+im.key.triple+"--"+im.key.arch)
 		data = append(data, im.data)
 	}
 	fb, err := bundle.AppendBinary(nil, ids, data, 4096)

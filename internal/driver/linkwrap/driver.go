@@ -572,6 +572,9 @@ func (d *driver) deviceArgs(clang string, k groupKey, sycl bool, img string, inp
 	args = append(args, d.optLevelArgs()...)
 	if isAMDGPU(triple) {
 		args = append(args, "-flto")
+		if d.rel().ClangDropsAMDGPULTOCPU() && arch != "" {
+			args = append(args, amdgpuLTOArgs(arch, d.optLevelArgs())...)
+		}
 	}
 	legacy := d.rel().WrapperLegacyDeviceLink()
 	for _, a := range o.MLLVM {
@@ -624,6 +627,34 @@ func (d *driver) deviceArgs(clang string, k groupKey, sycl bool, img string, inp
 	}
 	args = append(args, o.CompilerArgs...)
 	args = append(args, deviceValues(o.DeviceCompiler, triple)...)
+	return args
+}
+
+// amdgpuLTOArgs give ld.lld's LTO the processor, target features and
+// optimisation level that clang 16 to 18 do not pass on when they link
+// AMDGPU bitcode (release.ClangDropsAMDGPULTOCPU): without them lld
+// compiles for a generic processor and the code object loads on no GPU.
+// LLVM 16's and 19's own wrappers ran LTO in-process with the processor
+// set, so their code objects carry it.
+func amdgpuLTOArgs(targetID string, optLevel []string) []string {
+	proc, features, _ := strings.Cut(targetID, ":")
+	args := []string{"-Wl,-plugin-opt=mcpu=" + proc}
+	if features != "" {
+		var attrs []string
+		for _, f := range strings.Split(features, ":") {
+			if n := len(f); n > 1 && (f[n-1] == '+' || f[n-1] == '-') {
+				attrs = append(attrs, string(f[n-1])+f[:n-1])
+			}
+		}
+		if len(attrs) > 0 {
+			args = append(args, "-Wl,-plugin-opt=-mattr="+strings.Join(attrs, ","))
+		}
+	}
+	for _, o := range optLevel {
+		if len(o) == 3 && strings.HasPrefix(o, "-O") && o[2] >= '0' && o[2] <= '3' {
+			args = append(args, "-Wl,-plugin-opt="+o[1:])
+		}
+	}
 	return args
 }
 

@@ -270,7 +270,12 @@ func TestReleaseAMDGPUDryRun(t *testing.T) {
 			require.Len(t, ours, len(ref), "device links: ours %+v, reference %+v", ours, ref)
 			norm := ours[0].cmd
 			if major < 22 {
+				// The older wrappers ran LTO in-process and gave clang the
+				// object; ours gives clang the bitcode with -flto, and for
+				// the releases whose clang then drops the processor on the
+				// lld LTO link, the processor and level (amdgpuLTOArgs).
 				norm = strings.Replace(norm, " -flto ", " ", 1)
+				norm = strings.Replace(norm, " -Wl,-plugin-opt=mcpu=gfx90a -Wl,-plugin-opt=O2 ", " ", 1)
 			}
 			if major == 16 {
 				norm = strings.Replace(norm, " --no-default-config ", " ", 1)
