@@ -107,6 +107,8 @@ func newWinKit(t *testing.T) *winKit {
 	}
 	require.NoError(t, os.MkdirAll(prefix, 0o755))
 	require.NoError(t, wineserver("-p"), "wineserver -p")
+	var boot sync.WaitGroup
+	t.Cleanup(boot.Wait) // after the wineserver is gone (cleanups run last first)
 	t.Cleanup(func() {
 		// Stop this prefix's wineserver (and the wine processes it
 		// serves) before the temporary directory goes.
@@ -114,7 +116,6 @@ func newWinKit(t *testing.T) *winKit {
 		_ = wineserver("-w")
 	})
 	bootLog := filepath.Join(k.shared, "wineboot.log")
-	var boot sync.WaitGroup
 	var bootErr error
 	boot.Add(1)
 	go func() {
@@ -176,9 +177,9 @@ func newWinKit(t *testing.T) *winKit {
 
 func (k *winKit) lib(name string) string { return filepath.Join(k.shared, name) }
 
-// winLink is one case's link: out is the directory of the program (p.exe,
-// and p.dll for the DLL case), wrapper is nil for LLVM's
-// clang-linker-wrapper and {-B<ours>} for ours.
+// winCase is one program. link links it into out (p.exe, and p.dll for
+// the DLL case); wrapper is nil for LLVM's clang-linker-wrapper and
+// {-B<ours>} for ours.
 type winCase struct {
 	name string
 	dlls []string // stub runtimes the program loads, copied beside it
