@@ -304,15 +304,28 @@ func hipReleaseCells(t *testing.T, c hipReleaseCell, clang, bin, common string) 
 	want := linkRun(plainObjs, false, "plain-ref")
 	c.checkReference(t, want)
 
+	// LLVM 16 to 19's wrappers ran the device LTO in-process and handed
+	// clang one object; ours hands clang the bitcode with -flto, so ld.lld
+	// runs the LTO (release.WrapperLegacyDeviceLink, docs/compatibility.md).
+	// The code objects hold the same kernels and variables for the same
+	// processor, but their bytes differ (lld's LTO lays functions out in
+	// sections of their own), so for those links the code objects' sizes
+	// and checksums are left out of the comparison; the entry IDs, offsets,
+	// e_machine and e_flags and every registration still count.
+	ours := func(log string) string { return log }
+	if c.newDrv && c.rdc && c.release <= 19 {
+		codeObj := regexp.MustCompile(`( entry hip\S* offset=\d+) size=[1-9]\d* fnv=[0-9a-f]{16}( e_machine=224 e_flags=0x[0-9a-f]+)`)
+		ours = func(log string) string { return codeObj.ReplaceAllString(log, "$1 size=<lto> fnv=<lto>$2") }
+	}
 	t.Run("plain", func(t *testing.T) {
 		got := linkRun(plainObjs, true, "plain-ours")
-		assert.Equal(t, want, got, "objects by clang-%d alone, linked with -B<offload-kit> vs LLVM %d's tools", c.release, c.release)
+		assert.Equal(t, ours(want), ours(got), "objects by clang-%d alone, linked with -B<offload-kit> vs LLVM %d's tools", c.release, c.release)
 	})
 	t.Run("B", func(t *testing.T) {
 		ref := linkRun(bObjs, false, "B-ref")
 		assert.Equal(t, want, ref, "objects by clang-%d -B<offload-kit>, linked by LLVM %d's tools vs the fully plain build", c.release, c.release)
 		got := linkRun(bObjs, true, "B-ours")
-		assert.Equal(t, want, got, "objects by clang-%d -B<offload-kit>, linked with -B<offload-kit> vs the fully plain build", c.release)
+		assert.Equal(t, ours(want), ours(got), "objects by clang-%d -B<offload-kit>, linked with -B<offload-kit> vs the fully plain build", c.release)
 	})
 }
 
