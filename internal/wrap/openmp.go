@@ -159,6 +159,14 @@ func buildOpenMP(opts Options, images []OpenMPImage) (*objw.Object, error) {
 // On Windows x64 the argument goes in %rcx, below 32 bytes of shadow
 // space, and each function gets unwind information.
 func emitDescFuncs(m *module, descSym *objw.Symbol, descOff int64, reg, unreg, regRT, unregRT string, atexit bool) {
+	emitRegFuncs(m, descSym, descOff, nil, reg, unreg, regRT, unregRT, atexit)
+}
+
+// emitRegFuncs is emitDescFuncs with an optional second argument: when
+// size is not nil, each runtime call also gets *size in the second
+// argument register (x1, %rdx, %rsi), as LLVM main's SYCL blob
+// registration passes (blob, size).
+func emitRegFuncs(m *module, descSym *objw.Symbol, descOff int64, size *uint64, reg, unreg, regRT, unregRT string, atexit bool) {
 	c := m.c
 	for _, f := range []struct {
 		name, rt string
@@ -171,7 +179,10 @@ func emitDescFuncs(m *module, descSym *objw.Symbol, descOff int64, reg, unreg, r
 			c.cfaOffset(16)
 			c.saved(dwA64LR, 16)
 			c.a64AdrpAdd(0, descSym, descOff) // adrp x0, desc ; add x0, x0, :lo12:desc
-			c.a64Bl(m.extern(f.rt))           // bl   <rt>
+			if size != nil {
+				a64MovImm64(c, 1, *size) // mov  x1, #size (movz/movk)
+			}
+			c.a64Bl(m.extern(f.rt)) // bl   <rt>
 			if f.atexit {
 				m.callAtexit(unreg)
 			}
@@ -184,6 +195,9 @@ func emitDescFuncs(m *module, descSym *objw.Symbol, descOff int64, reg, unreg, r
 			c.winUnwind(4, [3]byte{4, uwopAllocSmall, (0x28 - 8) / 8})
 			c.op(0x48, 0x8d, 0x0d)    // lea  desc(%rip),%rcx
 			c.pcrel(descSym, descOff) //      REL32
+			if size != nil {
+				x86MovImm(c, 2, *size) // mov  $size,%edx / movabs $size,%rdx
+			}
 			c.callExt(m.extern(f.rt)) // call <rt>
 			if f.atexit {
 				m.callAtexit(unreg)
@@ -196,6 +210,9 @@ func emitDescFuncs(m *module, descSym *objw.Symbol, descOff int64, reg, unreg, r
 			c.cfaOffset(16)
 			c.op(0x48, 0x8d, 0x3d)    // lea  desc(%rip),%rdi
 			c.pcrel(descSym, descOff) //      R_X86_64_PC32 desc-4
+			if size != nil {
+				x86MovImm(c, 6, *size) // mov  $size,%esi / movabs $size,%rsi
+			}
 			c.callExt(m.extern(f.rt)) // call <rt>@PLT
 			if f.atexit {
 				m.callAtexit(unreg)

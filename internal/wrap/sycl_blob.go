@@ -96,57 +96,7 @@ func BuildSYCLBlob(opts Options, blob []byte, bo SYCLBlobOptions) (*objw.Object,
 // %rdi/%rsi). With atexit the register function then passes
 // sycl.descriptor_unreg to atexit.
 func emitBlobFuncs(m *module, blob *objw.Symbol, blobOff int64, size uint64, atexit bool) {
-	c := m.c
-	const reg, unreg = "sycl.descriptor_reg", "sycl.descriptor_unreg"
-	for _, f := range []struct {
-		name, rt string
-		atexit   bool
-	}{{reg, "__sycl_register_lib", atexit}, {unreg, "__sycl_unregister_lib", false}} {
-		c.fn(f.name)
-		switch {
-		case m.a64:
-			c.ins(a64PushLR) // str  x30, [sp, #-16]!
-			c.cfaOffset(16)
-			c.saved(dwA64LR, 16)
-			c.a64AdrpAdd(0, blob, blobOff) // adrp x0, blob ; add x0, x0, :lo12:blob
-			a64MovImm64(c, 1, size)        // mov  x1, #size (movz/movk)
-			c.a64Bl(m.extern(f.rt))        // bl   <rt>
-			if f.atexit {
-				m.callAtexit(unreg)
-			}
-			c.ins(a64PopLR) // ldr  x30, [sp], #16
-			c.cfaOffset(0)
-			c.restored(dwA64LR)
-			c.ins(a64Ret) // ret
-		case m.win:
-			c.op(0x48, 0x83, 0xec, 0x28) // sub  $0x28,%rsp
-			c.winUnwind(4, [3]byte{4, uwopAllocSmall, (0x28 - 8) / 8})
-			c.op(0x48, 0x8d, 0x0d) // lea  blob(%rip),%rcx
-			c.pcrel(blob, blobOff)
-			x86MovImm(c, 2, size)     // mov  $size,%edx / movabs $size,%rdx
-			c.callExt(m.extern(f.rt)) // call <rt>
-			if f.atexit {
-				m.callAtexit(unreg)
-			}
-			c.op(0x90)                   // nop
-			c.op(0x48, 0x83, 0xc4, 0x28) // add  $0x28,%rsp
-			c.op(0xc3)                   // ret
-		default:
-			c.op(0x50) // push %rax            (align the stack)
-			c.cfaOffset(16)
-			c.op(0x48, 0x8d, 0x3d) // lea  blob(%rip),%rdi
-			c.pcrel(blob, blobOff)
-			x86MovImm(c, 6, size)     // mov  $size,%esi / movabs $size,%rsi
-			c.callExt(m.extern(f.rt)) // call <rt>@PLT
-			if f.atexit {
-				m.callAtexit(unreg)
-			}
-			c.op(0x58) // pop  %rax
-			c.cfaOffset(8)
-			c.op(0xc3) // ret
-		}
-		c.endFn()
-	}
+	emitRegFuncs(m, blob, blobOff, &size, "sycl.descriptor_reg", "sycl.descriptor_unreg", "__sycl_register_lib", "__sycl_unregister_lib", atexit)
 }
 
 // x86MovImm loads v into the 64-bit register reg (0-7: rax, rcx, rdx, rbx,

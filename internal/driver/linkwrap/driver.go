@@ -207,7 +207,6 @@ func (d *driver) deviceImages(ctx context.Context) ([]linkedImage, error) {
 	}
 	defer sr.close()
 	gs := d.groupInputs(sr)
-	d.inputMajor = inputsLLVMMajor(sr)
 	if err := d.settleRelease(ctx, sr); err != nil {
 		endExtract()
 		return nil, err

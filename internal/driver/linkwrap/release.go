@@ -146,6 +146,11 @@ func (d *driver) settleRelease(ctx context.Context, sr *scanResult) error {
 		majors = append(majors, m)
 	}
 	sort.Ints(majors)
+	if len(majors) > 0 {
+		// The tool lookup prefers the installation of the newest release
+		// that produced the inputs (tools.go).
+		d.inputMajor = majors[len(majors)-1]
+	}
 	if len(majors) > 1 {
 		var ws []string
 		for _, m := range majors {

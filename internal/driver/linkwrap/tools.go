@@ -18,8 +18,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/offload-kit/offload-kit/elfembed"
-	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/internal/run"
 )
 
@@ -148,37 +146,3 @@ func (d *driver) findTool(ctx context.Context, name string, cuda bool) (string, 
 	return "", te
 }
 
-// inputsLLVMMajor is the LLVM release of the clang that produced the
-// offload inputs, from the ".comment" sections ("clang version 22.1.8")
-// of the ELF objects that carry device images and of ELF device images;
-// the newest when they differ, 0 when none says (LLVM bitcode carries its
-// producer in a bitstream record, which is not read).
-func inputsLLVMMajor(sr *scanResult) int {
-	best := 0
-	consider := func(data []byte) {
-		if format.Identify(data) != format.KindELF {
-			return
-		}
-		obj, err := elfembed.Parse(data)
-		if err != nil {
-			return
-		}
-		if s := obj.Section(".comment"); s != nil {
-			if m, _, ok := run.ParseLLVMVersion(s.Data); ok && m > best {
-				best = m
-			}
-		}
-	}
-	for _, units := range [][]*unit{sr.objects, sr.members} {
-		for _, u := range units {
-			if len(u.images) == 0 {
-				continue
-			}
-			consider(u.data)
-			for _, b := range u.images {
-				consider(b.Image)
-			}
-		}
-	}
-	return best
-}

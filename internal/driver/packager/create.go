@@ -73,6 +73,12 @@ func createAs(ctx context.Context, env *Env, prof release.Profile, output string
 			return err
 		}
 	}
+	return commitOutput(ctx, env, out, output)
+}
+
+// commitOutput publishes a created package: nothing when the run was
+// cancelled, else the atomic rename, its failure named after the output.
+func commitOutput(ctx context.Context, env *Env, out *atomicfile.File, output string) error {
 	if err := ctx.Err(); err != nil {
 		out.Abort()
 		return err

@@ -118,17 +118,7 @@ func CreateWith(ctx context.Context, env *Env, o CreateOptions) error {
 		out.Abort()
 		return fileError(env, o.Output, err)
 	}
-	if err := ctx.Err(); err != nil {
-		out.Abort()
-		return err
-	}
-	if err := out.Commit(); err != nil {
-		if errors.Is(err, atomicfile.ErrInterrupted) {
-			return err
-		}
-		return fileError(env, o.Output, err)
-	}
-	return nil
+	return commitOutput(ctx, env, out, o.Output)
 }
 
 // mainImageKind is the image kind LLVM main's llvm-offload-binary gives a
