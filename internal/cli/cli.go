@@ -7,8 +7,6 @@ package cli
 import (
 	"context"
 	"io"
-	"io/fs"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -51,11 +49,5 @@ func Main(root *cobra.Command, tool string, args []string, stderr io.Writer) int
 // with LLVM's rules (optable.ExpandResponseFiles). Every tool and
 // personality calls it once on its arguments before parsing them.
 func ExpandResponseFiles(args []string) ([]string, error) {
-	return optable.ExpandResponseFiles(args, osFS{})
+	return optable.ExpandResponseFiles(args, optable.OSFS{})
 }
-
-type osFS struct{}
-
-func (osFS) Getwd() (string, error)                { return os.Getwd() }
-func (osFS) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
-func (osFS) ReadFile(name string) ([]byte, error)  { return os.ReadFile(name) }

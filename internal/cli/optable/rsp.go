@@ -3,7 +3,9 @@ package optable
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"strings"
 	"syscall"
 	"unicode/utf16"
@@ -16,6 +18,59 @@ type ResponseFS interface {
 	Getwd() (string, error)
 	Stat(name string) (fs.FileInfo, error)
 	ReadFile(name string) ([]byte, error)
+}
+
+// MaxResponseFile is the most bytes one response file may hold (LLVM has
+// no bound: clang-linker-wrapper @/dev/zero grows until it is killed). A
+// larger file, or a device or FIFO that gives more, is the error
+// "@<name>: response file larger than 67108864 bytes".
+const MaxResponseFile = 64 << 20
+
+// OSFS is the real file system, its ReadFile bounded: it reads at most
+// MaxResponseFile+1 bytes whatever the file claims (a regular file larger
+// than the bound is refused by its size, before it is read).
+type OSFS struct{}
+
+func (OSFS) Getwd() (string, error)                { return os.Getwd() }
+func (OSFS) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
+func (OSFS) ReadFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// Pieces of 1 MiB, joined only once the end is reached within the
+	// bound: a source that never ends costs the bound, not twice it.
+	var pieces [][]byte
+	total := 0
+	for total <= MaxResponseFile {
+		p := make([]byte, 1<<20)
+		n, err := io.ReadFull(f, p)
+		pieces = append(pieces, p[:n])
+		total += n
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if total > MaxResponseFile {
+		return nil, ErrResponseFileTooLarge
+	}
+	out := make([]byte, 0, total)
+	for _, p := range pieces {
+		out = append(out, p...)
+	}
+	return out, nil
+}
+
+// ErrResponseFileTooLarge is OSFS.ReadFile's error past MaxResponseFile.
+var ErrResponseFileTooLarge = errors.New("response file too large")
+
+// errTooLarge is the error for a response file over MaxResponseFile.
+func errTooLarge(arg string) error {
+	return fmt.Errorf("%s: response file larger than %d bytes", arg, MaxResponseFile)
 }
 
 // Limits LLVM does not have: without them a response file that names
@@ -51,8 +106,9 @@ type rspFrame struct {
 // Paths in messages are the current directory joined to the name without
 // cleaning, as LLVM prints them. Where LLVM's tools print such an error
 // and go on parsing (or crash, llvm-offload-binary), callers report it and
-// stop. Nesting deeper than 64 or more than 4Mi arguments in all is an
-// error too.
+// stop. Nesting deeper than 64, more than 4Mi arguments in all, or one
+// file over MaxResponseFile (64 MiB; read through OSFS, a device or FIFO
+// is cut there) is an error too.
 func ExpandResponseFiles(args []string, fsys ResponseFS) ([]string, error) {
 	x := &expander{fsys: fsys}
 	out := make([]string, 0, len(args))
@@ -99,9 +155,18 @@ func (x *expander) expand(out, args []string) ([]string, error) {
 		if len(x.stack) >= maxRspDepth {
 			return nil, fmt.Errorf("response file '%s': nested more than %d deep", name, maxRspDepth)
 		}
+		if fi.Mode().IsRegular() && fi.Size() > MaxResponseFile {
+			return nil, errTooLarge(a)
+		}
 		data, err := x.fsys.ReadFile(name)
+		if errors.Is(err, ErrResponseFileTooLarge) {
+			return nil, errTooLarge(a)
+		}
 		if err != nil {
 			return nil, openError(name, err)
+		}
+		if len(data) > MaxResponseFile {
+			return nil, errTooLarge(a)
 		}
 		text, err := decodeRsp(data)
 		if err != nil {
