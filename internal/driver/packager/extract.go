@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/ar"
@@ -80,6 +81,13 @@ func Extract(ctx context.Context, env *Env, opt ExtractOptions) error {
 		e.Dir = filepath.Join(env.Dir, opt.OutDir)
 		if filepath.IsAbs(opt.OutDir) {
 			e.Dir = opt.OutDir
+		}
+		// -d names a directory that must exist: its error names it, not
+		// the first file that would have been written in it.
+		if st, err := os.Stat(e.Dir); err != nil {
+			return fmt.Errorf("'%s': %s", opt.OutDir, errText(err))
+		} else if !st.IsDir() {
+			return fmt.Errorf("'%s': %s", opt.OutDir, capitalize(syscall.ENOTDIR.Error()))
 		}
 		env = &e
 	}
