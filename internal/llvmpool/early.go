@@ -1,7 +1,6 @@
 package llvmpool
 
 import (
-	"os"
 	"slices"
 	"sync"
 
@@ -26,7 +25,7 @@ var early struct {
 	proc      *run.Proc
 
 	// set before done closes
-	exe   string
+	exe   exeRef
 	major int
 	libs  []string
 	h     *helper
@@ -51,10 +50,11 @@ func Prespawn(mode string) {
 	early.done = make(chan struct{})
 	go func() {
 		defer close(early.done)
-		exe, err := os.Executable()
+		path, argv0, err := selfExe()
 		if err != nil {
 			return
 		}
+		exe := exeRef{path, argv0}
 		major, libs := run.LLVMMajor, guessCandidates(mode, run.LLVMMajor)
 		h, err := spawn(exe, major, libs, nil, func(p *run.Proc) {
 			early.mu.Lock()
@@ -77,7 +77,7 @@ func Prespawn(mode string) {
 // library that a helper given libs would load, because every library
 // before it in libs was also before it in the prespawned helper's list
 // (and failed there). Otherwise it ends that helper and returns nil.
-func takeEarly(exe string, major int, libs []string) *helper {
+func takeEarly(exe exeRef, major int, libs []string) *helper {
 	early.mu.Lock()
 	if !early.on || early.taken {
 		early.mu.Unlock()

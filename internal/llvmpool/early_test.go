@@ -22,7 +22,7 @@ func resetEarly(t *testing.T) {
 		}
 		early.mu.Lock()
 		early.on, early.taken, early.discarded, early.done, early.proc = false, false, false, nil, nil
-		early.exe, early.major, early.libs, early.h = "", 0, nil, nil
+		early.exe, early.major, early.libs, early.h = exeRef{}, 0, nil, nil
 		early.mu.Unlock()
 	})
 }

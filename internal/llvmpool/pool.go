@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"runtime"
 	"strings"
@@ -91,10 +90,7 @@ func (p *Pool) Start(ctx context.Context) error {
 		}
 		p.libs = p.candidates(ctx)
 		g := p.group(nil)
-		exe := p.cfg.Exe
-		if exe == "" {
-			exe, _ = os.Executable()
-		}
+		exe, _ := p.exe()
 		if h := takeEarly(exe, p.cfg.Major, p.libs); h != nil {
 			// the helper Prespawn started at the beginning of main
 			g.tokens <- struct{}{}
@@ -254,6 +250,20 @@ func (g *group) close() {
 	}
 }
 
+// exeRef is the executable a helper runs: the file executed and the name
+// it gets as argv[0].
+type exeRef struct{ path, argv0 string }
+
+// exe is the helpers' executable: Config.Exe, else this very executable
+// (selfExe).
+func (p *Pool) exe() (exeRef, error) {
+	if p.cfg.Exe != "" {
+		return exeRef{p.cfg.Exe, p.cfg.Exe}, nil
+	}
+	path, argv0, err := selfExe()
+	return exeRef{path, argv0}, err
+}
+
 // helper is one helper process.
 type helper struct {
 	proc    *run.Proc
@@ -266,12 +276,9 @@ type helper struct {
 
 func (g *group) start() (*helper, error) {
 	p := g.p
-	exe := p.cfg.Exe
-	if exe == "" {
-		var err error
-		if exe, err = os.Executable(); err != nil {
-			return nil, err
-		}
+	exe, err := p.exe()
+	if err != nil {
+		return nil, err
 	}
 	libs := p.libs
 	if p.lib != "" {
@@ -309,8 +316,8 @@ func (g *group) adopt(h *helper) error {
 // spawn starts a helper process of exe that loads the first of libs
 // (release major) and sets clopts, and reads its greeting. started, when
 // set, sees the process as soon as it runs.
-func spawn(exe string, major int, libs, clopts []string, started func(*run.Proc)) (*helper, error) {
-	proc, err := run.Start(&run.Cmd{Args: helperArgs(exe, major, libs, clopts)})
+func spawn(exe exeRef, major int, libs, clopts []string, started func(*run.Proc)) (*helper, error) {
+	proc, err := startProc(&run.Cmd{Path: exe.path, Args: helperArgs(exe.argv0, major, libs, clopts)})
 	if err != nil {
 		return nil, err
 	}
@@ -321,7 +328,7 @@ func spawn(exe string, major int, libs, clopts []string, started func(*run.Proc)
 	hello, err := h.response()
 	if err != nil {
 		if ce, ok := err.(*CrashError); ok {
-			return nil, fmt.Errorf("helper process %s did not start: %s", exe, ce.summary())
+			return nil, fmt.Errorf("helper process %s did not start: %s", exe.argv0, ce.summary())
 		}
 		proc.Kill()
 		proc.Wait()

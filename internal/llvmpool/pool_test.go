@@ -22,7 +22,11 @@ import (
 // This test binary serves as its own helper.
 func TestMain(m *testing.M) {
 	if IsHelper(os.Args) {
+		helperTestHooks()
 		os.Exit(Serve(os.Args, os.Stdin, os.Stdout))
+	}
+	if testParent() {
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/ar"
@@ -28,7 +29,7 @@ func IsHelper(args []string) bool { return len(args) > 1 && args[1] == HelperArg
 // helperArgs is the command line of a helper: the libraries to try in
 // order, the LLVM release they must be, and LLVM command-line options.
 func helperArgs(exe string, major int, libs, clopts []string) []string {
-	a := []string{exe, HelperArg, "-major=" + strconv.Itoa(major)}
+	a := []string{exe, HelperArg, "-major=" + strconv.Itoa(major), "-ppid=" + strconv.Itoa(os.Getpid())}
 	for _, l := range libs {
 		a = append(a, "-lib="+l)
 	}
@@ -60,6 +61,9 @@ func Serve(args []string, in io.Reader, out io.Writer) int {
 			i = len(args)
 		case strings.HasPrefix(a, "-major="):
 			major, _ = strconv.Atoi(strings.TrimPrefix(a, "-major="))
+		case strings.HasPrefix(a, "-ppid="):
+			ppid, _ := strconv.Atoi(strings.TrimPrefix(a, "-ppid="))
+			watchParent(ppid)
 		case strings.HasPrefix(a, "-lib="):
 			libs = append(libs, strings.TrimPrefix(a, "-lib="))
 		default:
@@ -121,6 +125,31 @@ func Serve(args []string, in io.Reader, out io.Writer) int {
 	}
 }
 
+// watchParent ends this helper as soon as its parent, ppid, is gone: at
+// once when it already is (it died before the parent-death signal was
+// armed), else when a poll every 200 ms finds this process reparented.
+// The parent-death signal (run.Start) normally comes first; the poll
+// covers systems without one.
+func watchParent(ppid int) {
+	if ppid <= 0 {
+		return
+	}
+	gone := func() bool { return os.Getppid() != ppid }
+	if gone() {
+		os.Exit(3)
+	}
+	go func() {
+		for range time.Tick(200 * time.Millisecond) {
+			if gone() {
+				os.Exit(3)
+			}
+		}
+	}()
+}
+
+// requestHook, when set (by tests), runs before each request.
+var requestHook func()
+
 type server struct {
 	lib *llvm.Lib
 }
@@ -129,6 +158,9 @@ func (s *server) handle(req []byte) ([][]byte, error) {
 	op, f, err := fields(req)
 	if err != nil {
 		return nil, err
+	}
+	if requestHook != nil {
+		requestHook()
 	}
 	c := s.lib.NewContext()
 	defer c.Dispose()

@@ -25,7 +25,11 @@ type Proc struct {
 // Start starts c (Stdin, Stdout and Stderr of c are ignored: the pipes are
 // Proc's). The process is expected to end when its standard input is
 // closed (a helper's contract), which also happens when this process
-// exits, however it exits; Kill ends it at once.
+// exits, however it exits; Kill ends it at once. On Linux the process
+// also gets SIGKILL when the thread that called Start exits (Pdeathsig):
+// a helper busy with a request ends with a SIGKILLed parent too. Call
+// Start from a thread that lives as long as this process (a goroutine
+// that locked its thread and never returns).
 func Start(c *Cmd) (*Proc, error) {
 	if len(c.Args) == 0 {
 		return nil, errors.New("run: empty command")
@@ -33,6 +37,7 @@ func Start(c *Cmd) (*Proc, error) {
 	cmd := exec.Command(c.Program(), c.Args[1:]...)
 	cmd.Args[0] = c.Args[0]
 	cmd.Dir, cmd.Env = c.Dir, c.Env
+	cmd.SysProcAttr = helperAttr()
 	// A grandchild that outlives the process (a shell's child after Kill)
 	// may hold the standard-error pipe open forever: Wait then gives up on
 	// the copy after this delay instead of hanging (TestProcKilled hung CI

@@ -1,0 +1,187 @@
+package llvmpool
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// helperTestHooks: a helper of a test with LLVMPOOL_TEST_SLOW set takes an
+// hour over each request.
+func helperTestHooks() {
+	if os.Getenv("LLVMPOOL_TEST_SLOW") != "" {
+		requestHook = func() { time.Sleep(time.Hour) }
+	}
+}
+
+// helperPids lists the pool's live helper processes.
+func (p *Pool) helperPids() []int {
+	var pids []int
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, g := range p.groups {
+		g.mu.Lock()
+		for h := range g.all {
+			pids = append(pids, h.proc.Pid())
+		}
+		g.mu.Unlock()
+	}
+	return pids
+}
+
+// testParent is the main of this test binary run as a tool that uses a
+// pool (LLVMPOOL_TEST_PARENT names what it does); it reports whether it
+// ran.
+//
+//	busy a.bc b.bc: start 2 helpers, give each a request (slow under
+//	  LLVMPOOL_TEST_SLOW), print "pids N M", wait forever;
+//	replaced a.bc b.bc out: start a pool, print "ready", wait for a line on
+//	  stdin (the test replaces this binary's file meanwhile), then link
+//	  the inputs in a new pool's fresh helper; print "ok" or the error.
+func testParent() bool {
+	mode := os.Getenv("LLVMPOOL_TEST_PARENT")
+	if mode == "" {
+		return false
+	}
+	ctx := context.Background()
+	args := os.Args[1:]
+	switch mode {
+	case "busy":
+		p := New(Config{Helpers: 2})
+		if err := p.Start(ctx); err != nil {
+			fmt.Println("error:", err)
+			return true
+		}
+		for i := 0; i < 2; i++ {
+			go p.Link(ctx, LinkRequest{Link: true, Inputs: args[:2]})
+		}
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if p.requests.Load() == 2 && len(p.helperPids()) == 2 {
+				break
+			}
+		}
+		time.Sleep(100 * time.Millisecond) // the requests reach the helpers
+		fmt.Println("pids", strings.Trim(fmt.Sprint(p.helperPids()), "[]"))
+		select {}
+	case "replaced":
+		p := New(Config{Helpers: 1})
+		if err := p.Start(ctx); err != nil {
+			fmt.Println("error:", err)
+			return true
+		}
+		fmt.Println("ready")
+		bufio.NewReader(os.Stdin).ReadString('\n')
+		p.Close()
+		q := New(Config{Helpers: 1})
+		defer q.Close()
+		if err := q.Link(ctx, LinkRequest{Link: true, Inputs: args[:2], LL: args[2]}); err != nil {
+			fmt.Println("error:", err)
+			return true
+		}
+		fmt.Println("ok")
+	}
+	return true
+}
+
+// alive reports whether pid is a live process (not gone, not a zombie).
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || (s[i+2] != 'Z' && s[i+2] != 'X')
+}
+
+// TestHelpersDieWithParent: SIGKILL a tool whose two helpers are busy with
+// requests that would take an hour; the helpers are gone within a second
+// (the parent-death signal; their input pipes close too, but a busy helper
+// does not read them).
+func TestHelpersDieWithParent(t *testing.T) {
+	_, a, b := files(t)
+	cmd := exec.Command(os.Args[0], a, b)
+	cmd.Env = append(os.Environ(), "LLVMPOOL_TEST_PARENT=busy", "LLVMPOOL_TEST_SLOW=1")
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	cmd.Stderr = os.Stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	require.NoError(t, err)
+	f := strings.Fields(line)
+	require.Len(t, f, 3, "%q", line)
+	var pids []int
+	for _, s := range f[1:] {
+		pid, err := strconv.Atoi(s)
+		require.NoError(t, err)
+		require.True(t, alive(pid))
+		pids = append(pids, pid)
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	killed := time.Now()
+	for _, pid := range pids {
+		for alive(pid) && time.Since(killed) < 5*time.Second {
+			time.Sleep(10 * time.Millisecond)
+		}
+		assert.False(t, alive(pid), "helper %d outlived its SIGKILLed parent", pid)
+	}
+	assert.Less(t, time.Since(killed), time.Second, "helpers gone within a second")
+}
+
+// TestHelperRunsOriginalBinary: the tool's file is replaced (renamed
+// over, as an upgrade does) while it runs; a helper started afterwards
+// still runs the original build (it execs /proc/self/exe), and serves.
+func TestHelperRunsOriginalBinary(t *testing.T) {
+	dir, a, b := files(t)
+	bin := filepath.Join(dir, "tool")
+	src, err := os.Open(os.Args[0])
+	require.NoError(t, err)
+	dst, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
+	require.NoError(t, err)
+	_, err = io.Copy(dst, src)
+	src.Close()
+	require.NoError(t, err)
+	require.NoError(t, dst.Close())
+
+	outLL := filepath.Join(dir, "out.ll")
+	cmd := exec.Command(bin, a, b, outLL)
+	cmd.Env = append(os.Environ(), "LLVMPOOL_TEST_PARENT=replaced")
+	in, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	cmd.Stderr = os.Stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	r := bufio.NewReader(out)
+	line, err := r.ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "ready\n", line)
+
+	// the upgrade: another program renamed over the tool's path
+	next := filepath.Join(dir, "tool.new")
+	require.NoError(t, os.WriteFile(next, []byte("#!/bin/sh\necho upgraded >&2\nexit 7\n"), 0o755))
+	require.NoError(t, os.Rename(next, bin))
+
+	_, err = in.Write([]byte("go\n"))
+	require.NoError(t, err)
+	line, err = r.ReadString('\n')
+	require.NoError(t, err)
+	assert.Equal(t, "ok\n", line)
+	text, err := os.ReadFile(outLL)
+	require.NoError(t, err)
+	assert.Contains(t, string(text), "define spir_func i32 @helper")
+}
