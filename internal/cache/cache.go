@@ -66,6 +66,15 @@ type Options struct {
 	Warn func(msg string)
 	// Now, if set, replaces time.Now for access times (used by tests).
 	Now func() time.Time
+	// SharedGroup, if set (a group name or number), allows a cache
+	// directory shared by the members of that group: it and its
+	// sub-directories must be group-owned by it, setgid and mode 2770 (no
+	// access for others). Without it, the directory must be owned by the
+	// user and writable by no one else. Either way, every directory on
+	// the path to it must be owned by root or the user and not writable
+	// by others (unless sticky, as /tmp). Open refuses any other directory
+	// with an [*UnsafeError] (docs/cache.md, "Trust model").
+	SharedGroup string
 }
 
 // Defaults for [Options].
@@ -82,6 +91,7 @@ const (
 type Cache struct {
 	opt    Options
 	root   string // Dir/v1
+	group  *sharedGroup
 	remote *remote
 	st     counters
 
@@ -126,10 +136,16 @@ func Open(opt Options) (*Cache, error) {
 		opt.Now = time.Now
 	}
 	c := &Cache{opt: opt, root: filepath.Join(opt.Dir, layoutVersion), tools: map[string]string{}, badRemote: map[[32]byte]bool{}}
-	for _, d := range []string{acDir, casDir, tmpDir} {
-		if err := os.MkdirAll(filepath.Join(c.root, d), 0o777); err != nil {
-			return nil, fmt.Errorf("cache: %w", err)
-		}
+	g, err := lookupGroup(opt.SharedGroup)
+	if err != nil {
+		return nil, err
+	}
+	c.group = g
+	// The directory, the directories leading to it and the store's
+	// directories must be writable by no one but us (or the shared
+	// group): see trust.go.
+	if err := c.prepareDir(); err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
 	}
 	if opt.Remote != "" {
 		// A bad remote URL must not cost the local cache: warn and go on
@@ -280,10 +296,10 @@ func createTemp(dir, prefix string) (*os.File, error) {
 
 // install renames a finished temporary file to its final path, creating
 // the shard directory if an evictor removed it.
-func install(tmp, final string) error {
+func (c *Cache) install(tmp, final string) error {
 	err := os.Rename(tmp, final)
 	if errors.Is(err, fs.ErrNotExist) {
-		if err = os.MkdirAll(filepath.Dir(final), 0o777); err == nil {
+		if err = c.mkdirAll(filepath.Dir(final)); err == nil {
 			err = os.Rename(tmp, final)
 		}
 	}
@@ -423,7 +439,7 @@ func (c *Cache) storeBlob(ctx context.Context, src string) (manifestFile, error)
 		if err != nil {
 			return fmt.Errorf("copy %s: %w", src, err)
 		}
-		if err := install(tmp.Name(), final); err != nil {
+		if err := c.install(tmp.Name(), final); err != nil {
 			return err
 		}
 		c.touch(final) // the newest blob, so a later makeRoom keeps it
@@ -458,7 +474,7 @@ func (c *Cache) writeFile(ctx context.Context, path string, data []byte) error {
 		if err != nil {
 			return err
 		}
-		return install(tmp.Name(), path)
+		return c.install(tmp.Name(), path)
 	})
 }
 

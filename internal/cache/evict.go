@@ -178,6 +178,19 @@ func (c *Cache) scan(ctx context.Context, removeStale, trim bool) (usage, error)
 		u.total += f.size
 		u.sizes[f.path] = f.size
 	}
+	// The memos (stat/, memo/) count too and are evicted by their own
+	// age, like unreferenced blobs: they are only a speed-up.
+	var memos []file
+	for _, sub := range []string{statDir, memoDir} {
+		fs, err := list(sub)
+		if err != nil {
+			return u, fmt.Errorf("cache: scan: %w", err)
+		}
+		for _, f := range fs {
+			u.total += f.size
+		}
+		memos = append(memos, fs...)
+	}
 	acs, err := list(acDir)
 	if err != nil {
 		return u, fmt.Errorf("cache: scan: %w", err)
@@ -205,6 +218,9 @@ func (c *Cache) scan(ctx context.Context, removeStale, trim bool) (usage, error)
 		}
 	}
 	if trim {
+		for _, f := range memos {
+			u.entries = append(u.entries, lruItem{path: f.path, mtime: f.mtime, size: f.size, blob: true})
+		}
 		for _, f := range blobs {
 			if u.refs[f.path] == 0 {
 				u.entries = append(u.entries, lruItem{path: f.path, mtime: f.mtime, size: f.size, blob: true})

@@ -59,7 +59,7 @@ func (c *Cache) FileHash(path string) (sum [32]byte, size int64, err error) {
 	now := c.opt.Now()
 	if again, _ := fileStamp(after); ok && again == stamp && size == st.Size() &&
 		now.Sub(st.ModTime()) > racyWindow && now.Sub(ctimeOf(st)) > racyWindow {
-		_ = os.MkdirAll(filepath.Dir(memo), 0o777)
+		_ = c.mkdirAll(filepath.Dir(memo))
 		_ = c.writeFile(context.Background(), memo, fmt.Appendf(nil, "%s sha256:%x\n", stamp, sum))
 	}
 	return sum, size, nil

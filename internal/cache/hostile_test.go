@@ -396,7 +396,7 @@ func TestFullTmpfsEvictsAndRetries(t *testing.T) {
 	unshare, err := exec.LookPath("unshare")
 	require.NoError(t, err, "unshare (util-linux) is installed by scripts/install-deps.sh")
 	mnt := t.TempDir()
-	script := fmt.Sprintf("mount -t tmpfs -o size=1m tmpfs %s && exec %s -test.run '^TestFullTmpfsEvictsAndRetries$' -test.v", mnt, os.Args[0])
+	script := fmt.Sprintf("mount -t tmpfs -o size=1m,mode=0700 tmpfs %s && exec %s -test.run '^TestFullTmpfsEvictsAndRetries$' -test.v", mnt, os.Args[0])
 	cmd := exec.Command(unshare, "-m", "--propagation", "private", "sh", "-c", script)
 	cmd.Env = append(os.Environ(), "OFFLOAD_KIT_CACHE_TMPFS="+mnt)
 	out, err := cmd.CombinedOutput()

@@ -99,7 +99,7 @@ func (c *Cache) SetMemo(kind, key string, deps []string, since time.Time, value 
 	b.WriteString("\n")
 	b.Write(value)
 	path := c.memoPath(kind, key)
-	_ = os.MkdirAll(filepath.Dir(path), 0o777)
+	_ = c.mkdirAll(filepath.Dir(path))
 	_ = c.writeFile(context.Background(), path, b.Bytes())
 }
 

@@ -386,7 +386,7 @@ func (c *Cache) downloadBlob(ctx context.Context, f manifestFile, final string) 
 		return fmt.Errorf("blob %s: got %d bytes with SHA-256 %x, want %d bytes: %w",
 			name, n, sum, f.Size, ErrCorrupt)
 	}
-	if err := install(tmp.Name(), final); err != nil {
+	if err := c.install(tmp.Name(), final); err != nil {
 		return err
 	}
 	c.touch(final)

@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -29,10 +30,51 @@ import (
 // $OFFLOAD_KIT_CACHE_MAX_SIZE are not given.
 const DefaultCacheMaxSize = 5 << 30
 
-// cacheEnv lists the environment variables that device tools read and that
-// may change their output; only these enter cache keys.
-var cacheEnv = []string{"COMPILER_PATH", "LIBRARY_PATH", "CCC_OVERRIDE_OPTIONS", "ROCM_PATH", "HIP_PATH",
-	"HIP_DEVICE_LIB_PATH", "CUDA_PATH", "SOURCE_DATE_EPOCH"}
+// cacheEnv lists the environment variables that the device link's tools
+// (clang's driver, GNU ld or ld.lld, ptxas/nvlink) read and that may change
+// the image; only these enter cache keys, by value (docs/cache.md, "Key
+// derivation", issue 23). Where each comes from:
+//
+//   - GNU ld (ld.texi, "Environment Variables" and the -rpath/-rpath-link
+//     options): LD_RUN_PATH (the RUNPATH when no -rpath is given),
+//     LD_LIBRARY_PATH (the -rpath-link search for DT_NEEDED libraries of a
+//     native link), GNUTARGET (the default input format), LDEMULATION (the
+//     default emulation, and with it the search directories).
+//     COLLECT_NO_DEMANGLE only changes messages: left out.
+//   - ld.lld: reads none of these for ELF output (lld/ELF/Driver.cpp has no
+//     LD_RUN_PATH); LLD_REPRODUCE and LLD_IN_TEST write side files or change
+//     messages only. SOURCE_DATE_EPOCH is read by neither linker for ELF,
+//     but by clang (below).
+//   - clang's driver (clang/docs/CommandGuide/clang.rst "ENVIRONMENT",
+//     Driver.cpp, ToolChains/*): COMPILER_PATH (program search, -B),
+//     LIBRARY_PATH (-L for the link), GCC_EXEC_PREFIX (accepted for gcc
+//     compatibility), CPATH, C_INCLUDE_PATH, CPLUS_INCLUDE_PATH,
+//     OBJC_INCLUDE_PATH, OBJCPLUS_INCLUDE_PATH (include paths: they matter
+//     when a device link compiles, e.g. -save-temps style or LTO with
+//     preprocessing), CCC_OVERRIDE_OPTIONS (edits the command line),
+//     CLANG_NO_DEFAULT_CONFIG and CLANG_CONFIG_FILE_SYSTEM_DIR/
+//     CLANG_CONFIG_FILE_USER_DIR (configuration files), SOURCE_DATE_EPOCH
+//     (__DATE__/__TIME__, timestamps), SDKROOT, MACOSX_DEPLOYMENT_TARGET,
+//     ZERO_AR_DATE (Darwin).
+//   - Offload toolchains (clang's AMDGPU/HIP and CUDA toolchains):
+//     ROCM_PATH, HIP_PATH, HIP_DEVICE_LIB_PATH (device libraries),
+//     CUDA_PATH (the CUDA installation, ptxas/nvlink).
+//
+// Files read because of these variables (libraries found over LIBRARY_PATH,
+// programs over COMPILER_PATH) are keyed by content through clang -### in
+// cachekey.go.
+var cacheEnv = []string{
+	"LD_RUN_PATH", "LD_LIBRARY_PATH", "GNUTARGET", "LDEMULATION",
+	"COMPILER_PATH", "LIBRARY_PATH", "GCC_EXEC_PREFIX",
+	"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "OBJC_INCLUDE_PATH", "OBJCPLUS_INCLUDE_PATH",
+	"CCC_OVERRIDE_OPTIONS", "CLANG_NO_DEFAULT_CONFIG", "CLANG_CONFIG_FILE_SYSTEM_DIR", "CLANG_CONFIG_FILE_USER_DIR",
+	"SOURCE_DATE_EPOCH", "SDKROOT", "MACOSX_DEPLOYMENT_TARGET", "ZERO_AR_DATE",
+	"ROCM_PATH", "HIP_PATH", "HIP_DEVICE_LIB_PATH", "CUDA_PATH",
+}
+
+// cacheSharedGroupEnv names the group that may share a cache directory
+// (cache.Options.SharedGroup; docs/cache.md, "Trust model").
+const cacheSharedGroupEnv = "OFFLOAD_KIT_CACHE_SHARED_GROUP"
 
 // maxReplay is the most child output a cache entry records (cache's limit).
 const maxReplay = 1 << 20
@@ -68,8 +110,9 @@ func (d *driver) openCache() {
 	copt := cache.Options{
 		Dir: o.CacheDir, MaxSize: maxSize, Remote: o.CacheRemote,
 		RemoteReadOnly: o.CacheRemoteReadOnly, Timeout: o.CacheTimeout,
-		Warn: func(msg string) { d.warnf("%s", msg) },
-		Now:  d.env.Now,
+		Warn:        func(msg string) { d.warnf("%s", msg) },
+		Now:         d.env.Now,
+		SharedGroup: d.getenv(cacheSharedGroupEnv),
 	}
 	if o.CacheToolStat {
 		copt.Identity = cache.IdentifyByStat
@@ -93,6 +136,13 @@ func (d *driver) openCache() {
 	}
 	c, err := cache.Open(copt)
 	if err != nil {
+		var ue *cache.UnsafeError
+		if errors.As(err, &ue) {
+			// Whoever can write it can forge entries: device images the
+			// program loads. One line, then an uncached link.
+			d.warnf("not using the device-link cache %s: %s: %s; another user could forge its entries; linking without the cache", quoteOdd(o.CacheDir), quoteOdd(ue.Path), ue.Why)
+			return
+		}
 		d.warnf("device-link cache disabled: %v", err)
 		return
 	}
@@ -100,16 +150,26 @@ func (d *driver) openCache() {
 }
 
 // readSecret reads a cache secret: a regular file of 16 bytes to 4 KiB,
-// surrounding white space removed.
+// surrounding white space removed, owned by the user and neither readable
+// nor writable by others nor writable by its group (cache.CheckSecretFile:
+// a secret others can read is public, one they can write is theirs).
 func readSecret(path string) ([]byte, error) {
-	st, err := os.Stat(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() || st.Size() > 4096 {
 		return nil, fmt.Errorf("%s: not a regular file of at most 4 KiB", quoteOdd(path))
 	}
-	data, err := os.ReadFile(path)
+	if err := cache.CheckSecretFile(path, st); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, 4097))
 	if err != nil {
 		return nil, err
 	}
