@@ -1,7 +1,10 @@
 package llvmpool
 
 import (
+	"os"
 	"slices"
+	"time"
+
 	"sync"
 
 	"github.com/offload-kit/offload-kit/internal/run"
@@ -64,12 +67,22 @@ func Prespawn(mode string) {
 			if discarded {
 				p.Kill()
 			}
-		})
+		}, earlyTimeout())
 		if err != nil {
 			return
 		}
 		early.exe, early.major, early.libs, early.h = exe, major, libs, h
 	}()
+}
+
+// earlyTimeout is the prespawned helper's start timeout: the pool's
+// default, as $OFFLOAD_KIT_LLVM_TIMEOUT sets it.
+func earlyTimeout() time.Duration {
+	d, err := ParseTimeout(os.Getenv("OFFLOAD_KIT_LLVM_TIMEOUT"))
+	if err != nil {
+		return DefaultTimeout
+	}
+	return d
 }
 
 // takeEarly returns the prespawned helper when it serves a pool of exe

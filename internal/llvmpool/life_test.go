@@ -185,3 +185,45 @@ func TestHelperRunsOriginalBinary(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(text), "define spir_func i32 @helper")
 }
+
+// TestRequestTimeout: a helper that sends nothing for the timeout is
+// killed, and its request fails with a *TimeoutError (sycldev names the
+// input); the pool still serves afterwards with a fresh helper.
+func TestRequestTimeout(t *testing.T) {
+	_, a, b := files(t)
+	t.Setenv("LLVMPOOL_TEST_SLOW", "1") // the helpers this test starts
+	p := newPool(t, Config{Helpers: 1, Timeout: 300 * time.Millisecond})
+	require.NoError(t, p.Start(context.Background()))
+	pids := p.helperPids()
+	start := time.Now()
+	err := p.Link(context.Background(), LinkRequest{Link: true, Inputs: []string{a, b}})
+	var te *TimeoutError
+	require.ErrorAs(t, err, &te)
+	assert.Less(t, time.Since(start), 3*time.Second)
+	assert.Equal(t, 300*time.Millisecond, te.Timeout)
+	assert.Contains(t, err.Error(), "made no progress for 300ms and was killed (OFFLOAD_KIT_LLVM_TIMEOUT")
+	require.Len(t, pids, 1)
+	assert.Equal(t, pids[0], te.Pid)
+	assert.False(t, alive(te.Pid))
+	assert.Empty(t, p.helperPids(), "the killed helper left the pool")
+}
+
+func TestParseTimeout(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		"": DefaultTimeout, "600": 10 * time.Minute, "1.5": 1500 * time.Millisecond,
+		"90s": 90 * time.Second, "10m": 10 * time.Minute, "0": -1, "off": -1,
+	} {
+		got, err := ParseTimeout(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got, in)
+	}
+	for _, in := range []string{"x", "-5", "-1s", "10 min"} {
+		_, err := ParseTimeout(in)
+		assert.ErrorContains(t, err, "OFFLOAD_KIT_LLVM_TIMEOUT=", in)
+	}
+	// a bad value fails each request with that message
+	t.Setenv("OFFLOAD_KIT_LLVM_TIMEOUT", "soon")
+	p := newPool(t, Config{Helpers: 1})
+	_, err := p.Assemble(context.Background(), "x.ll", []byte(""))
+	assert.ErrorContains(t, err, `OFFLOAD_KIT_LLVM_TIMEOUT="soon"`)
+}

@@ -6,8 +6,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,6 +38,48 @@ type Config struct {
 	Helpers int
 	// Major is the LLVM release required (0: run.LLVMMajor).
 	Major int
+	// Timeout is how long a helper may send nothing (no byte of a
+	// response, no read of a request) before it is killed and its request
+	// fails with a *TimeoutError. 0: $OFFLOAD_KIT_LLVM_TIMEOUT, else
+	// DefaultTimeout; negative: none.
+	Timeout time.Duration
+}
+
+// DefaultTimeout is Config.Timeout when neither it nor
+// $OFFLOAD_KIT_LLVM_TIMEOUT says otherwise: generous, since one request
+// (a large module's code generation) may compute for minutes without
+// output; it only ends helpers that hang.
+const DefaultTimeout = 10 * time.Minute
+
+// ParseTimeout reads a $OFFLOAD_KIT_LLVM_TIMEOUT value: seconds ("600"),
+// a Go duration ("90s", "10m"), or 0/"off" for no limit (a negative
+// duration). "" is DefaultTimeout.
+func ParseTimeout(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	switch s {
+	case "":
+		return DefaultTimeout, nil
+	case "0", "off", "none":
+		return -1, nil
+	}
+	if n, err := strconv.ParseFloat(s, 64); err == nil && n > 0 && n < 1e9 {
+		return time.Duration(n * float64(time.Second)), nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return d, nil
+	}
+	return 0, fmt.Errorf("OFFLOAD_KIT_LLVM_TIMEOUT=%q: want seconds or a duration (600, 90s, 10m), or 0 for no limit", s)
+}
+
+// TimeoutError is a request whose helper sent nothing for Timeout: the
+// helper was killed.
+type TimeoutError struct {
+	Pid     int
+	Timeout time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("LLVM helper process %d made no progress for %v and was killed (OFFLOAD_KIT_LLVM_TIMEOUT sets the limit)", e.Pid, e.Timeout)
 }
 
 // Pool runs LLVM in helper processes: a few long-lived copies of the tool
@@ -46,7 +90,8 @@ type Config struct {
 //
 // A Pool is safe for concurrent use.
 type Pool struct {
-	cfg Config
+	cfg        Config
+	timeoutErr error // a bad $OFFLOAD_KIT_LLVM_TIMEOUT, reported by each request
 
 	once    sync.Once
 	err     error  // why the pool cannot serve
@@ -70,7 +115,11 @@ func New(cfg Config) *Pool {
 	if cfg.Major <= 0 {
 		cfg.Major = run.LLVMMajor
 	}
-	return &Pool{cfg: cfg, groups: map[string]*group{}}
+	var terr error
+	if cfg.Timeout == 0 {
+		cfg.Timeout, terr = ParseTimeout(os.Getenv("OFFLOAD_KIT_LLVM_TIMEOUT"))
+	}
+	return &Pool{cfg: cfg, timeoutErr: terr, groups: map[string]*group{}}
 }
 
 // ErrDisabled is Start's error when Mode is "process".
@@ -93,6 +142,7 @@ func (p *Pool) Start(ctx context.Context) error {
 		exe, _ := p.exe()
 		if h := takeEarly(exe, p.cfg.Major, p.libs); h != nil {
 			// the helper Prespawn started at the beginning of main
+			h.timeout = p.cfg.Timeout
 			g.tokens <- struct{}{}
 			if err := g.adopt(h); err != nil {
 				<-g.tokens
@@ -272,6 +322,47 @@ type helper struct {
 	dead    bool
 	lib     string
 	version string
+
+	timeout  time.Duration // of no progress (<= 0: none)
+	timer    *time.Timer   // armed during a request
+	timedOut atomic.Bool
+}
+
+// progressReader reads the helper's output; each byte that comes is
+// progress.
+type progressReader struct{ h *helper }
+
+func (r progressReader) Read(b []byte) (int, error) {
+	n, err := r.h.proc.Stdout.Read(b)
+	if n > 0 {
+		r.h.touch()
+	}
+	return n, err
+}
+
+// arm starts the no-progress timer: when it runs out the helper is killed
+// (and its request then fails with a *TimeoutError).
+func (h *helper) arm() {
+	if h.timeout > 0 {
+		h.timer = time.AfterFunc(h.timeout, func() {
+			h.timedOut.Store(true)
+			h.proc.Kill()
+		})
+	}
+}
+
+// touch restarts the timer: the helper made progress.
+func (h *helper) touch() {
+	if t := h.timer; t != nil {
+		t.Reset(h.timeout)
+	}
+}
+
+func (h *helper) disarm() {
+	if t := h.timer; t != nil {
+		t.Stop()
+		h.timer = nil
+	}
 }
 
 func (g *group) start() (*helper, error) {
@@ -284,7 +375,7 @@ func (g *group) start() (*helper, error) {
 	if p.lib != "" {
 		libs = []string{p.lib}
 	}
-	h, err := spawn(exe, p.cfg.Major, libs, g.clopts, nil)
+	h, err := spawn(exe, p.cfg.Major, libs, g.clopts, nil, p.cfg.Timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -316,7 +407,7 @@ func (g *group) adopt(h *helper) error {
 // spawn starts a helper process of exe that loads the first of libs
 // (release major) and sets clopts, and reads its greeting. started, when
 // set, sees the process as soon as it runs.
-func spawn(exe exeRef, major int, libs, clopts []string, started func(*run.Proc)) (*helper, error) {
+func spawn(exe exeRef, major int, libs, clopts []string, started func(*run.Proc), timeout time.Duration) (*helper, error) {
 	proc, err := startProc(&run.Cmd{Path: exe.path, Args: helperArgs(exe.argv0, major, libs, clopts)})
 	if err != nil {
 		return nil, err
@@ -324,8 +415,16 @@ func spawn(exe exeRef, major int, libs, clopts []string, started func(*run.Proc)
 	if started != nil {
 		started(proc)
 	}
-	h := &helper{proc: proc, r: bufio.NewReaderSize(proc.Stdout, 1<<16)}
+	h := &helper{proc: proc, timeout: timeout}
+	h.r = bufio.NewReaderSize(progressReader{h}, 1<<16)
+	h.arm()
 	hello, err := h.response()
+	h.disarm()
+	if h.timedOut.Load() {
+		proc.Kill()
+		proc.Wait()
+		return nil, fmt.Errorf("helper process %s did not start: %w", exe.argv0, &TimeoutError{Pid: proc.Pid(), Timeout: timeout})
+	}
 	if err != nil {
 		if ce, ok := err.(*CrashError); ok {
 			return nil, fmt.Errorf("helper process %s did not start: %s", exe.argv0, ce.summary())
@@ -392,14 +491,13 @@ func (h *helper) crashed(ioErr error) error {
 func (h *helper) call(ctx context.Context, req []byte) ([][]byte, error) {
 	stop := context.AfterFunc(ctx, h.proc.Kill)
 	defer stop()
-	if _, err := h.proc.Stdin.Write(req); err != nil {
-		if ctx.Err() != nil {
-			h.dead = true
-			return nil, ctx.Err()
-		}
-		return nil, h.crashed(err)
+	h.arm()
+	f, err := h.exchange(req)
+	h.disarm()
+	if h.timedOut.Load() {
+		h.dead = true
+		return nil, &TimeoutError{Pid: h.proc.Pid(), Timeout: h.timeout}
 	}
-	f, err := h.response()
 	if ctx.Err() != nil {
 		h.dead = true
 		return nil, ctx.Err()
@@ -412,6 +510,21 @@ func (h *helper) call(ctx context.Context, req []byte) ([][]byte, error) {
 		out[i] = bytes.Clone(x)
 	}
 	return out, nil
+}
+
+// exchange writes req, in chunks (each one the helper takes is
+// progress), and reads the response.
+func (h *helper) exchange(req []byte) ([][]byte, error) {
+	const chunk = 1 << 20
+	for len(req) > 0 {
+		n := min(len(req), chunk)
+		if _, err := h.proc.Stdin.Write(req[:n]); err != nil {
+			return nil, h.crashed(err)
+		}
+		h.touch()
+		req = req[n:]
+	}
+	return h.response()
 }
 
 // Error is a failure LLVM reported in a helper (a parse error, a link
@@ -487,6 +600,9 @@ func (p *Pool) do(ctx context.Context, clopts []string, req []byte) ([][]byte, e
 func (p *Pool) doRetire(ctx context.Context, clopts []string, req []byte, retire bool) ([][]byte, error) {
 	if err := p.Start(ctx); err != nil {
 		return nil, err
+	}
+	if p.timeoutErr != nil {
+		return nil, p.timeoutErr
 	}
 	g := p.group(clopts)
 	h, err := g.acquire(ctx)
