@@ -29,6 +29,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"hash/fnv"
 	"io"
 	"os"
 	"path/filepath"
@@ -36,6 +37,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"unicode/utf8"
 )
 
 // ErrInterrupted is returned by writes, Create and Commit after Interrupt.
@@ -54,6 +56,7 @@ type File struct {
 	stream *os.File  // an output written in place
 	stdout io.Writer // "-"
 	done   bool
+	sealed bool // the temporary is closed, waiting for Commit
 }
 
 // Create starts writing dest with mode 0666 (less the umask). stdout is
@@ -138,14 +141,16 @@ func (f *File) Commit() error {
 	}
 	// An existing destination keeps its permission bits.
 	if st, err := os.Stat(f.dest); err == nil && st.Mode().IsRegular() {
-		if err := f.File.Chmod(st.Mode().Perm()); err != nil {
+		if err := os.Chmod(f.File.Name(), st.Mode().Perm()); err != nil {
 			f.Abort()
 			return &os.PathError{Op: "chmod", Path: f.dest, Err: underlying(err)}
 		}
 	}
-	if err := f.File.Close(); err != nil {
-		f.Abort()
-		return &os.PathError{Op: "write", Path: f.dest, Err: underlying(err)}
+	if !f.sealed {
+		if err := f.File.Close(); err != nil {
+			f.Abort()
+			return &os.PathError{Op: "write", Path: f.dest, Err: underlying(err)}
+		}
 	}
 	// The rename happens under the registry lock, so it either precedes
 	// Interrupt (and the output is complete) or never happens.
@@ -166,6 +171,38 @@ func (f *File) Commit() error {
 	return nil
 }
 
+// Seal ends the writing of an output whose Commit comes later (one of many
+// published together): the temporary file's descriptor is closed, so that
+// thousands of pending outputs hold no descriptors; its name stays
+// registered, and Commit renames it, Abort or Interrupt removes it. An
+// output streamed in place (or stdout) cannot wait: Seal commits it. A
+// write error surfacing at close aborts the output.
+func (f *File) Seal() error {
+	if f.done || f.sealed {
+		return nil
+	}
+	if f.File == nil {
+		return f.Commit()
+	}
+	f.sealed = true
+	if err := f.File.Close(); err != nil {
+		f.Abort()
+		return &os.PathError{Op: "write", Path: f.dest, Err: underlying(err)}
+	}
+	return nil
+}
+
+// TempName is the temporary file a child process may write in place of
+// the destination ("" when the output is streamed or is stdout). The
+// temporary was created by this process with O_EXCL; Seal it, let the
+// child write the name, then Commit.
+func (f *File) TempName() string {
+	if f.File == nil {
+		return ""
+	}
+	return f.File.Name()
+}
+
 // Abort discards the output: the temporary file is removed (an output
 // written in place is only closed). Safe to call after Commit (it does
 // nothing).
@@ -179,7 +216,9 @@ func (f *File) Abort() {
 		f.stream.Close()
 	}
 	if f.File != nil {
-		f.File.Close()
+		if !f.sealed {
+			f.File.Close()
+		}
 		os.Remove(f.File.Name())
 	}
 }
@@ -207,6 +246,7 @@ func WriteFileMode(dest string, stdout io.Writer, perm os.FileMode, write func(w
 // and perm, which the kernel filters through the umask. Errors name dest.
 func createTemp(dest string, perm os.FileMode) (*os.File, error) {
 	dir, base := filepath.Split(dest)
+	base = FitName(base, len(".")+len(".tmp-XXXXXXXX"))
 	for try := 0; ; try++ {
 		var b [4]byte
 		rand.Read(b[:])
@@ -219,6 +259,39 @@ func createTemp(dest string, perm os.FileMode) (*os.File, error) {
 			return nil, &os.PathError{Op: "create", Path: dest, Err: underlying(err)}
 		}
 	}
+}
+
+// NameMax is the longest file name (one path component) Linux file
+// systems take, in bytes.
+const NameMax = 255
+
+// FitName shortens base so that it and extra more bytes fit in NameMax:
+// names derived from an output's (a hidden temporary, a saved temporary
+// "<stem>-linked.bc") would otherwise fail with ENAMETOOLONG for outputs
+// of legal names of 240-255 bytes. A base that fits is returned as it is;
+// a longer one keeps its head and ends in "~" and 8 hex digits of an FNV-1a
+// hash of the whole, so distinct long names stay distinct and the result
+// is deterministic. The head is cut at a UTF-8 boundary.
+func FitName(base string, extra int) string {
+	if len(base)+extra <= NameMax {
+		return base
+	}
+	h := fnv.New32a()
+	h.Write([]byte(base))
+	tail := "~" + hex.EncodeToString(h.Sum(nil))
+	keep := max(NameMax-extra-len(tail), 0)
+	for keep > 0 && keep < len(base) && !utf8.RuneStart(base[keep]) {
+		keep--
+	}
+	return base[:keep] + tail
+}
+
+// InPlace reports whether dest would be written in place (an existing
+// device, FIFO or socket, or a name reached through a /proc link) rather
+// than through a temporary file and a rename.
+func InPlace(dest string) bool {
+	ok, _ := writtenInPlace(dest)
+	return ok
 }
 
 // writtenInPlace reports whether dest is written in place rather than

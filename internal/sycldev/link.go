@@ -165,6 +165,11 @@ func start(ctx context.Context, o *Options, env *Env, finish func(*driver, []*pa
 	if len(o.Inputs) == 0 && len(o.Libraries) == 0 {
 		return errors.New("no input files")
 	}
+	if o.IROutputOnly {
+		if err := checkIROutput(o); err != nil {
+			return err
+		}
+	}
 	d := &driver{o: o, env: env, from: map[string]string{}}
 	d.tools, d.aot = env.Runner, env.Runner
 	if o.Verbose {
@@ -462,8 +467,11 @@ func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) er
 	}
 	endSplit(fmt.Sprintf("%d module(s)", len(parts)))
 	if o.IROutputOnly {
+		if err := d.checkOverwrites(parts); err != nil {
+			return err
+		}
 		d.stage = &stager{}
-		defer d.stage.abort() // no-op after commit
+		defer d.stage.abort() // no-op after done
 	}
 	endEmit := d.env.Phases.Begin("emit + codegen", "per module, in parallel")
 	results, err := d.emitParts(ctx, m, parts)

@@ -9,51 +9,187 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/offload-kit/offload-kit/internal/atomicfile"
 	"github.com/offload-kit/offload-kit/internal/workdir"
 	"github.com/offload-kit/offload-kit/split"
 )
 
 // stager writes the side outputs of --ir-output-only (modules, .prop,
-// .sym) straight to their final names, remembering them; abort removes
-// every one, so a failed run leaves nothing behind. The table (-o) is
-// written atomically (temp file + rename) after all of them, so a table
-// never names a missing file. Writing in place instead of temp+rename
-// halves the file-system operations, which dominate a 4000-part split.
+// .sym) as every other output is written (internal/atomicfile): each to a
+// hidden temporary beside its final name (O_EXCL, never through a planted
+// symlink), closed at once so that thousands of parts hold no descriptors,
+// and renamed over the final name by commit, after which the table (-o) is
+// written; a table thus never names a missing file. abort removes the
+// temporaries only: a failed run never deletes a file it did not create,
+// and a symlink planted at a final name is replaced, never followed. A
+// final name that is a device or FIFO is written in place at once.
 type stager struct {
-	mu    sync.Mutex
-	files []string
+	mu      sync.Mutex
+	pending []*atomicfile.File
+	renamed []string // committed by this run (removed if the table fails)
 }
 
 func (s *stager) write(final string, data []byte) error {
-	s.add(final)
-	if err := os.WriteFile(final, data, 0o644); err != nil {
-		return fileErr(final, "%v", errors.Unwrap(err))
+	f, err := atomicfile.CreateMode(final, nil, 0o644)
+	if err != nil {
+		return fileErr(final, "%v", reason(err))
+	}
+	s.add(f)
+	if _, err := f.Writer().Write(data); err != nil {
+		f.Abort()
+		return fileErr(final, "%v", err)
+	}
+	if err := f.Seal(); err != nil {
+		return fileErr(final, "%v", reason(err))
 	}
 	return nil
 }
 
-// reserve records final, which a tool will write.
+// reserve creates the temporary that a tool (llvm-as) writes in place of
+// final, and returns its name; a final name written in place (a FIFO) is
+// handed to the tool as it is.
 func (s *stager) reserve(final string) (string, error) {
-	s.add(final)
-	return final, nil
+	f, err := atomicfile.CreateMode(final, nil, 0o644)
+	if err != nil {
+		return "", fileErr(final, "%v", reason(err))
+	}
+	if f.Streaming() {
+		f.Abort() // only closes it: the tool opens it itself
+		return final, nil
+	}
+	s.add(f)
+	if err := f.Seal(); err != nil {
+		return "", fileErr(final, "%v", reason(err))
+	}
+	return f.TempName(), nil
 }
 
-func (s *stager) add(final string) {
+func (s *stager) add(f *atomicfile.File) {
 	s.mu.Lock()
-	s.files = append(s.files, final)
+	s.pending = append(s.pending, f)
 	s.mu.Unlock()
 }
 
-// commit keeps the files.
-func (s *stager) commit() { s.mu.Lock(); s.files = nil; s.mu.Unlock() }
+// commit renames every staged file over its final name; on a failure the
+// rest are discarded (abort removes those already renamed).
+func (s *stager) commit() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, f := range s.pending {
+		if err := f.Commit(); err != nil {
+			for _, g := range s.pending[i+1:] {
+				g.Abort()
+			}
+			s.pending = nil
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				return fileErr(pe.Path, "%v", pe.Err)
+			}
+			return err
+		}
+		if !f.Streaming() {
+			s.renamed = append(s.renamed, f.Name())
+		}
+	}
+	s.pending = nil
+	return nil
+}
 
+// done keeps the committed files.
+func (s *stager) done() { s.mu.Lock(); s.renamed = nil; s.mu.Unlock() }
+
+// abort removes the temporaries not yet committed and the files this run
+// renamed into place (its own, complete outputs) when the table could not
+// follow them; nothing else.
 func (s *stager) abort() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, f := range s.files {
+	for _, f := range s.pending {
+		f.Abort()
+	}
+	for _, f := range s.renamed {
 		os.Remove(f)
 	}
-	s.files = nil
+	s.pending, s.renamed = nil, nil
+}
+
+// reason is err without an *os.PathError's operation and name (the
+// caller names the output, never a temporary).
+func reason(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// checkIROutput refuses, before any work, an -o that --ir-output-only
+// cannot derive its numbered outputs from: a device, FIFO or /proc link
+// (-o /dev/null would otherwise create /dev/null_0.bc in /dev; LLVM 22's
+// clang-sycl-linker creates /dev/null_0.spv there) unless --out-dir says
+// where the modules go.
+func checkIROutput(o *Options) error {
+	if o.OutDir == "" && atomicfile.InPlace(o.Output) {
+		return fileErr(o.Output, "not a regular file: --ir-output-only names its modules after -o in -o's directory; give --out-dir=<dir> for them")
+	}
+	return nil
+}
+
+// checkOverwrites fails, before anything is written, when an output of
+// --ir-output-only (a part's module, .prop or .sym, or the table) would
+// replace one of the run's own inputs (the file an input names, through
+// symlinks; a symlink at the output's name is replaced, its target kept).
+func (d *driver) checkOverwrites(parts []split.Part) error {
+	o := d.o
+	var ins []string
+	ins = append(ins, o.Inputs...)
+	for _, l := range o.Libraries {
+		if p, err := d.resolveLib(l); err == nil {
+			ins = append(ins, p)
+		}
+	}
+	for _, l := range o.DeviceLibs {
+		if p, err := d.resolveDeviceLib(l); err == nil {
+			ins = append(ins, p)
+		}
+	}
+	type in struct {
+		name string
+		fi   os.FileInfo
+	}
+	var infos []in
+	for _, n := range ins {
+		if fi, err := os.Stat(n); err == nil && fi.Mode().IsRegular() {
+			infos = append(infos, in{n, fi})
+		}
+	}
+	outs := []string{o.Output}
+	for i := range parts {
+		base := d.outBase(d.partName(&parts[i]))
+		if o.TextIR {
+			outs = append(outs, base+".ll")
+		} else {
+			outs = append(outs, base+".bc")
+		}
+		if !o.NoPropFiles {
+			outs = append(outs, base+".prop")
+		}
+		if !o.NoSymFiles {
+			outs = append(outs, base+".sym")
+		}
+	}
+	for _, out := range outs {
+		fi, err := os.Lstat(out)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		for _, i := range infos {
+			if os.SameFile(fi, i.fi) {
+				return fileErr(out, "output would overwrite the input '%s'", i.name)
+			}
+		}
+	}
+	return nil
 }
 
 // partName is the stem of part p's files, as intel's makeResultFileName
@@ -160,9 +296,12 @@ func (d *driver) writeIROutputs(res []*partResult) error {
 	if _, err := tab.WriteTo(&tb); err != nil {
 		return err
 	}
-	if err := workdir.WriteFile(o.Output, tb.Bytes(), 0o644); err != nil {
-		return fileErr(o.Output, "%v", err)
+	if err := st.commit(); err != nil {
+		return err
 	}
-	st.commit()
+	if err := workdir.WriteFile(o.Output, tb.Bytes(), 0o644); err != nil {
+		return fileErr(o.Output, "%v", reason(err))
+	}
+	st.done()
 	return nil
 }

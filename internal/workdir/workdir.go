@@ -47,7 +47,9 @@ func (d *Dir) SaveTemps() bool { return d.opt.SaveTemps }
 
 // Name returns a new file name for prefix and ext (no dot), like LLVM's
 // createOutputFile: "<KeepDir>/<prefix>.<ext>" with save-temps, otherwise
-// "<private dir>/<prefix>-XXXXXX.<ext>". The file is not created.
+// "<private dir>/<prefix>-XXXXXX.<ext>". The file is not created. A
+// prefix too long for the name to fit in 255 bytes is shortened
+// (atomicfile.FitName).
 func (d *Dir) Name(prefix, ext string) (string, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -56,7 +58,8 @@ func (d *Dir) Name(prefix, ext string) (string, error) {
 		suffix = "." + ext
 	}
 	if d.opt.SaveTemps {
-		name := prefix + suffix
+		// Prefixes come from an output's name, which may be 255 bytes.
+		name := atomicfile.FitName(prefix, len(suffix)) + suffix
 		if d.opt.KeepDir != "" {
 			name = filepath.Join(d.opt.KeepDir, name)
 		}
@@ -86,7 +89,7 @@ func (d *Dir) Name(prefix, ext string) (string, error) {
 		if _, err := rand.Read(b[:]); err != nil {
 			return "", err
 		}
-		name := filepath.Join(d.private, prefix+"-"+hex.EncodeToString(b[:])+suffix)
+		name := filepath.Join(d.private, atomicfile.FitName(prefix, len("-XXXXXX")+len(suffix))+"-"+hex.EncodeToString(b[:])+suffix)
 		if !d.used[name] {
 			d.used[name] = true
 			d.files = append(d.files, name)

@@ -61,3 +61,26 @@ func TestWriteAtomic(t *testing.T) {
 	ents, _ := os.ReadDir(dir)
 	assert.Equal(t, 1, len(ents), "failed write leaves nothing behind")
 }
+
+// TestNameMaxPrefix: a prefix derived from a 255-byte output name gives
+// names within 255 bytes, saved (deterministic) and private, that can be
+// created.
+func TestNameMaxPrefix(t *testing.T) {
+	long := strings.Repeat("p", 255)
+	keep := t.TempDir()
+	d := New(Options{SaveTemps: true, KeepDir: keep})
+	n, err := d.Name(long+"-linked", "bc")
+	require.NoError(t, err)
+	assert.LessOrEqual(t, len(filepath.Base(n)), 255)
+	assert.True(t, strings.HasSuffix(n, ".bc"))
+	require.NoError(t, WriteNew(n, []byte("x")))
+	n2, _ := New(Options{SaveTemps: true, KeepDir: keep}).Name(long+"-linked", "bc")
+	assert.Equal(t, n, n2, "saved names are deterministic")
+
+	p := New(Options{TempRoot: t.TempDir()})
+	defer p.Close()
+	n, err = p.Name(long, "o")
+	require.NoError(t, err)
+	assert.LessOrEqual(t, len(filepath.Base(n)), 255)
+	require.NoError(t, WriteNew(n, []byte("x")))
+}
