@@ -5,10 +5,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/offload-kit/offload-kit/format/offload"
 	"github.com/offload-kit/offload-kit/internal/llvmpool"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
@@ -210,4 +212,32 @@ func TestIROutputSpecialO(t *testing.T) {
 	assert.True(t, fi.Mode()&os.ModeNamedPipe != 0, "the FIFO stays a FIFO")
 	ents, _ := os.ReadDir(mods)
 	assert.Len(t, ents, 9)
+}
+
+// TestNameMaxOutput: -o names of 240, 250 and 255 bytes work, with and
+// without --save-temps (whose "<stem>-linked.bc"-style names are
+// shortened to fit NAME_MAX, as are the hidden temporaries).
+func TestNameMaxOutput(t *testing.T) {
+	llvmtools.Tools(t, "clang", "llvm-link", "llvm-dis", "llc")
+	dir := t.TempDir()
+	a := compile(t, dir, "a", splitSrcA)
+	for _, n := range []int{240, 250, 255} {
+		sub := filepath.Join(dir, strconv.Itoa(n))
+		require.NoError(t, os.Mkdir(sub, 0o755))
+		out := filepath.Join(sub, strings.Repeat("o", n-4)+".out")
+		for _, extra := range [][]string{nil, {"--save-temps"}} {
+			err, stderr := link(t, append([]string{"--triple=spirv64", "-o", out, a}, extra...)...)
+			require.NoError(t, err, stderr)
+			data, err := os.ReadFile(out)
+			require.NoError(t, err)
+			bins, err := offload.ParseAll(data, offload.ReadOptions{})
+			require.NoError(t, err)
+			assert.Len(t, bins, 1)
+		}
+		ents, _ := os.ReadDir(sub)
+		for _, e := range ents {
+			assert.LessOrEqual(t, len(e.Name()), 255)
+		}
+		noTemps(t, sub)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -41,3 +42,30 @@ func TestExtractMissingDir(t *testing.T) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestNameMaxOutputs: create -o and extract's file= outputs with names of
+// 240, 250 and 255 bytes work (their hidden temporaries are shortened to
+// fit NAME_MAX); a name derived from a long input name that would exceed
+// 255 bytes is one error naming it.
+func TestNameMaxOutputs(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "img"), []byte("payload"), 0o644))
+	env := &Env{Stdout: &discard{}, Stderr: &discard{}, Tool: "offload-packager", Dir: dir}
+	for _, n := range []int{240, 250, 255} {
+		pkg := strings.Repeat("p", n-4) + ".bin"
+		img := strings.Repeat("i", n-4) + ".img"
+		for i := 0; i < 2; i++ { // new, then replacing
+			require.NoError(t, Create(context.Background(), env, filepath.Join(dir, pkg),
+				[]string{"file=" + filepath.Join(dir, "img") + ",kind=hip,triple=amdgcn-amd-amdhsa,arch=gfx90a"}), n)
+			out, err := extractIn(dir, ExtractOptions{Input: pkg, Images: []string{"arch=gfx90a,file=" + img}})
+			require.NoError(t, err, out)
+			b, err := os.ReadFile(filepath.Join(dir, img))
+			require.NoError(t, err)
+			assert.Equal(t, "payload", string(b))
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	assert.Len(t, ents, 7, "no temporaries left")
+	_, err := extractIn(dir, ExtractOptions{Input: strings.Repeat("p", 251) + ".bin"})
+	assert.ErrorContains(t, err, "-amdgcn-amd-amdhsa-gfx90a.0.': File name too long")
+}
