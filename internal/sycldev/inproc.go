@@ -76,8 +76,12 @@ func llvmErr(file string, err error) error {
 	var le *llvmpool.Error
 	if errors.As(err, &le) {
 		msg, _, _ := strings.Cut(le.Msg, "\n")
-		if strings.HasPrefix(msg, file+":") {
-			return errors.New(msg)
+		// file may list several inputs ("a.bc, b.bc"): a message that
+		// names the one that failed needs no other name
+		for _, f := range append([]string{file}, strings.Split(file, ", ")...) {
+			if strings.HasPrefix(msg, f+":") {
+				return errors.New(msg)
+			}
 		}
 		return &Error{File: file, Err: errors.New(msg)}
 	}

@@ -120,10 +120,35 @@ func (d *driver) syclLink(ctx context.Context, j *linkJob) error {
 	end := d.trace.beginOn(j.trace, "", j.g.key.triple+" "+j.g.key.arch)
 	defer end()
 	if err := sycldev.Run(ctx, env, o); err != nil {
-		return fmt.Errorf("SYCL device link for %s: %w", groupName(j.g.key), err)
+		return fmt.Errorf("SYCL device link for %s: %w", groupName(j.g.key), namedInputs(err, j.g))
 	}
 	return nil
 }
+
+// namedInputs names, in a SYCL device-link error, the user's object or
+// archive member ("main.o", "libk.a(k.o)") that carried each image instead
+// of the temporary file it was extracted to (deleted when the link ends).
+func namedInputs(err error, g *group) error {
+	msg := err.Error()
+	renamed := msg
+	for _, in := range g.inputs {
+		if in.path != "" && in.unit != nil && in.unit.origin != "" {
+			renamed = strings.ReplaceAll(renamed, in.path, in.unit.origin)
+		}
+	}
+	if renamed == msg {
+		return err
+	}
+	return &renamedErr{renamed, err}
+}
+
+type renamedErr struct {
+	msg string
+	err error
+}
+
+func (e *renamedErr) Error() string { return e.msg }
+func (e *renamedErr) Unwrap() error { return e.err }
 
 // syclImages decodes a SYCL device-link output, one or more concatenated
 // v1 OffloadBinaries (one per split image), into registration images. Each
