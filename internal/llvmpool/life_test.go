@@ -227,3 +227,19 @@ func TestParseTimeout(t *testing.T) {
 	_, err := p.Assemble(context.Background(), "x.ll", []byte(""))
 	assert.ErrorContains(t, err, `OFFLOAD_KIT_LLVM_TIMEOUT="soon"`)
 }
+
+// TestLinkRefusesStreams: a pipe, FIFO or /dev/stdin given to Link is
+// refused at once with its name (a helper would block on it, or read its
+// own request pipe); callers read such inputs themselves.
+func TestLinkRefusesStreams(t *testing.T) {
+	_, a, _ := files(t)
+	fifo := filepath.Join(t.TempDir(), "f")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	p := newPool(t, Config{Helpers: 1})
+	for _, in := range []string{"/dev/stdin", fifo, "/dev/fd/0"} {
+		err := p.Link(context.Background(), LinkRequest{Link: true, Inputs: []string{a, in}})
+		require.Error(t, err, in)
+		assert.Contains(t, err.Error(), in+": ", in)
+	}
+	assert.Zero(t, p.requests.Load(), "nothing reached a helper")
+}

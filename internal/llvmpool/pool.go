@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -645,10 +646,47 @@ func (p *Pool) Link(ctx context.Context, r LinkRequest) error {
 	}
 	f := [][]byte{[]byte(mode), []byte(r.Ident), []byte(r.LL), []byte(r.BC)}
 	for _, in := range r.Inputs {
+		if err := rereadable(in); err != nil {
+			return err
+		}
 		f = append(f, []byte(in))
 	}
 	_, err := p.do(ctx, nil, frame(opLink, f...))
 	return err
+}
+
+// rereadable refuses an input a helper cannot open as this process would:
+// a pipe, FIFO or device (the helper would read it a second time, or
+// block), or a name that reaches this process's own descriptors
+// (/dev/stdin, /dev/fd/N, /proc/self/fd/N: the helper's own, and its
+// standard input is its request pipe). Callers read such inputs once
+// themselves (sycldev copies them to its work directory).
+func rereadable(name string) error {
+	st, err := os.Stat(name)
+	if err != nil || st.IsDir() {
+		return nil // the helper says what is wrong
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s: not a regular file (a pipe or device): the LLVM helper cannot read it", name)
+	}
+	for i, p := 0, name; i < 40; i++ {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil
+		}
+		if abs == "/dev/stdin" || strings.HasPrefix(abs, "/dev/fd/") || strings.HasPrefix(abs, "/proc/") {
+			return fmt.Errorf("%s: names this process's own descriptor: the LLVM helper cannot read it", name)
+		}
+		link, err := os.Readlink(abs)
+		if err != nil {
+			return nil
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(abs), link)
+		}
+		p = link
+	}
+	return nil
 }
 
 // Assemble is llvm-as: textual IR (name is its file name) to bitcode,

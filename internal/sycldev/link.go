@@ -80,6 +80,9 @@ type driver struct {
 	stage  *stager    // --ir-output-only outputs, committed together
 	warnMu sync.Mutex
 	from   map[string]string // extracted bitcode → stable origin name
+	// spilled: a copy of a pipe/device input in the work directory → the
+	// name given (input.go)
+	spilled map[string]string
 
 	llvmOnce sync.Once
 	llvm     *llvmpool.Pool // nil: LLVM runs as child processes
@@ -180,7 +183,7 @@ func start(ctx context.Context, o *Options, env *Env, finish func(*driver, []*pa
 	}
 	d.work = workdir.New(workdir.Options{SaveTemps: o.SaveTemps, KeepDir: filepath.Dir(o.Output), TempRoot: env.TempRoot})
 	defer d.work.Close()
-	return d.run(ctx, finish)
+	return d.unspill(d.run(ctx, finish))
 }
 
 func (d *driver) tool(ctx context.Context, name string) (string, error) {
@@ -232,8 +235,18 @@ func firstLines(b []byte, n int) string {
 // host objects (ELF, COFF) whose .llvm.offloading sections hold SYCL or
 // bitcode images for the triple: those images are extracted to the work
 // directory and linked instead.
+//
+// A pipe, FIFO or device (/dev/stdin, <(cmd)) is read once, into the work
+// directory (spill), and that copy is the input.
 func (d *driver) input(name string) ([]string, error) {
-	f, err := os.Open(name)
+	path := name
+	if streamInput(name) {
+		var err error
+		if path, err = d.spill(name); err != nil {
+			return nil, err
+		}
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fileErr(name, "%v", errors.Unwrap(err))
 	}
@@ -242,12 +255,12 @@ func (d *driver) input(name string) ([]string, error) {
 	f.Close()
 	switch format.Identify(head[:n]) {
 	case format.KindBitcode, format.KindArchive:
-		return []string{name}, nil
+		return []string{path}, nil
 	case format.KindELF, format.KindCOFF:
-		return d.extractBitcode(name)
+		return d.extractBitcode(path)
 	}
 	if isTextIR(head[:n]) {
-		return []string{name}, nil // llvm-link reads it like bitcode
+		return []string{path}, nil // llvm-link reads it like bitcode
 	}
 	return nil, fileErr(name, "Unsupported file type")
 }

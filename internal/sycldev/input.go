@@ -1,0 +1,139 @@
+package sycldev
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/internal/workdir"
+)
+
+// maxStreamInput (2 GiB) bounds an input that is not a regular file (a pipe,
+// FIFO, /dev/stdin, a character device), which is read once, whole, by
+// this process: a bigger one is an error naming it.
+var maxStreamInput int64 = 2 << 30
+
+// streamInput reports whether name is an input that cannot be mapped or
+// read twice: anything but a regular file or a directory (after symlinks:
+// /dev/stdin, /dev/fd/N and bash's <(cmd) are links to a pipe, or a
+// regular file when redirected from one).
+//
+// A name that reaches one of this process's descriptors (/dev/stdin,
+// /dev/fd/N, /proc/self/fd/N, through any symlinks) is one too, even when
+// the descriptor is a regular file: a helper or llvm-link opening it would
+// open its own descriptor (a helper's standard input is its request pipe).
+func streamInput(name string) bool {
+	st, err := os.Stat(name)
+	if err != nil || st.IsDir() {
+		return false
+	}
+	return !st.Mode().IsRegular() || ownDescriptor(name)
+}
+
+// ownDescriptor reports whether name, or a symlink on the way to its file,
+// is under /proc or /dev/fd, or is /dev/stdin.
+func ownDescriptor(name string) bool {
+	for range 40 {
+		abs, err := filepath.Abs(name)
+		if err != nil {
+			return false
+		}
+		if abs == "/dev/stdin" || strings.HasPrefix(abs, "/dev/fd/") || strings.HasPrefix(abs, "/proc/") {
+			return true
+		}
+		st, err := os.Lstat(abs)
+		if err != nil || st.Mode()&os.ModeSymlink == 0 {
+			return false
+		}
+		link, err := os.Readlink(abs)
+		if err != nil {
+			return false
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(abs), link)
+		}
+		name = link
+	}
+	return false
+}
+
+// spill reads a stream input once, at most maxStreamInput bytes, into a
+// file of the work directory and returns that file's name, which every
+// later step (the identification, llvm-link or a helper, llvm-nm) reads
+// instead. Without this, the identification would consume the stream's
+// first bytes and a helper or llvm-link would reopen the name: a helper
+// reopening /dev/stdin reads its own request pipe and hangs, and a pipe
+// reopened gives an empty module (an image without kernels, exit 0).
+func (d *driver) spill(name string) (string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return "", fileErr(name, "%v", errors.Unwrap(err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxStreamInput+1))
+	if err != nil {
+		return "", fileErr(name, "%v", err)
+	}
+	if int64(len(data)) > maxStreamInput {
+		return "", fileErr(name, "input from a pipe or device is larger than %s; give it as a regular file", sizeText(maxStreamInput))
+	}
+	ext := "bin"
+	switch format.Identify(data) {
+	case format.KindBitcode:
+		ext = "bc"
+	case format.KindArchive:
+		ext = "a"
+	case format.KindELF, format.KindCOFF:
+		ext = "o"
+	default:
+		if isTextIR(data[:min(len(data), 4096)]) {
+			ext = "ll"
+		}
+	}
+	base := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+	p, err := d.work.Name("input-"+base, ext)
+	if err != nil {
+		return "", err
+	}
+	if err := workdir.WriteNew(p, data); err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	if d.spilled == nil {
+		d.spilled = map[string]string{}
+	}
+	d.spilled[p] = name
+	d.from[p] = name // the per-source split key names the input, not the copy
+	return p, nil
+}
+
+// unspill puts the names given back into err's text where it names a
+// spilled copy (LLVM's messages, llvm-link's).
+func (d *driver) unspill(err error) error {
+	if err == nil || len(d.spilled) == 0 {
+		return err
+	}
+	msg := err.Error()
+	for p, name := range d.spilled {
+		msg = strings.ReplaceAll(msg, p, name)
+	}
+	return &renamedError{msg, err}
+}
+
+type renamedError struct {
+	msg string
+	err error
+}
+
+func (e *renamedError) Error() string { return e.msg }
+func (e *renamedError) Unwrap() error { return e.err }
+
+func sizeText(n int64) string {
+	if n >= 1<<30 && n%(1<<30) == 0 {
+		return fmt.Sprintf("%d GiB", n>>30)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
