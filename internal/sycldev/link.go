@@ -319,6 +319,7 @@ func (d *driver) extractBitcode(name string) ([]string, error) {
 			}
 			out = append(out, p)
 			d.from[p] = fmt.Sprintf("%s#%d", filepath.Base(name), len(out)-1)
+			d.nameExtracted(p, name) // errors name the object, not p
 		}
 	}
 	if len(out) == 0 {
