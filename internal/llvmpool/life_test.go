@@ -10,9 +10,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,6 +25,9 @@ import (
 func helperTestHooks() {
 	if os.Getenv("LLVMPOOL_TEST_SLOW") != "" {
 		requestHook = func() { time.Sleep(time.Hour) }
+	}
+	if d, err := time.ParseDuration(os.Getenv("LLVMPOOL_TEST_SLEEP")); err == nil {
+		requestHook = func() { time.Sleep(d) }
 	}
 }
 
@@ -242,4 +247,86 @@ func TestLinkRefusesStreams(t *testing.T) {
 		assert.Contains(t, err.Error(), in+": ", in)
 	}
 	assert.Zero(t, p.requests.Load(), "nothing reached a helper")
+}
+
+// fakeJobserver makes a jobserver FIFO holding tokens tokens and returns
+// its MAKEFLAGS and a function counting the tokens in it now.
+func fakeJobserver(t *testing.T, tokens int) (makeflags string, count func() int) {
+	fifo := filepath.Join(t.TempDir(), "js")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	f, err := os.OpenFile(fifo, os.O_RDWR, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	_, err = f.Write([]byte(strings.Repeat("+", tokens)))
+	require.NoError(t, err)
+	count = func() int {
+		fd := int(f.Fd())
+		n, err := unixFIONREAD(fd)
+		require.NoError(t, err)
+		return n
+	}
+	return "-j" + strconv.Itoa(tokens+1) + " --jobserver-auth=fifo:" + fifo, count
+}
+
+func unixFIONREAD(fd int) (int, error) {
+	var n int32
+	_, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), syscall.TIOCINQ, uintptr(unsafe.Pointer(&n)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
+}
+
+// TestJobserverBoundsHelpers: under make's jobserver with one token (make
+// -j2), eight concurrent requests of a pool allowed four helpers run on at
+// most two helpers: the first on the tool's own slot, one on the token.
+// The token is back in the jobserver after Close. Without a jobserver the
+// same pool runs four.
+func TestJobserverBoundsHelpers(t *testing.T) {
+	_, a, b := files(t)
+	t.Setenv("LLVMPOOL_TEST_SLEEP", "150ms")
+	peak := func(p *Pool) int {
+		require.NoError(t, p.Start(context.Background()))
+		stop := make(chan struct{})
+		most := make(chan int)
+		go func() {
+			m := 0
+			for {
+				m = max(m, len(p.helperPids()))
+				select {
+				case <-stop:
+					most <- m
+					return
+				case <-time.After(5 * time.Millisecond):
+				}
+			}
+		}()
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				assert.NoError(t, p.Link(context.Background(), LinkRequest{Link: true, Inputs: []string{a, b}}))
+			}()
+		}
+		wg.Wait()
+		close(stop)
+		return <-most
+	}
+	makeflags, tokens := fakeJobserver(t, 1)
+	t.Setenv("MAKEFLAGS", makeflags)
+	p := New(Config{Helpers: 4})
+	assert.Equal(t, 2, peak(p), "one helper on the tool's slot, one on the token")
+	require.NoError(t, p.Close())
+	// a read that lost the race to an idle helper gives its token back
+	// when it comes: soon, not necessarily before Close returns
+	for end := time.Now().Add(2 * time.Second); tokens() != 1 && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	assert.Equal(t, 1, tokens(), "the token went back")
+
+	t.Setenv("MAKEFLAGS", "")
+	q := New(Config{Helpers: 4})
+	defer q.Close()
+	assert.Equal(t, 4, peak(q), "without a jobserver: Helpers")
 }

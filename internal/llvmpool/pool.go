@@ -44,6 +44,11 @@ type Config struct {
 	// fails with a *TimeoutError. 0: $OFFLOAD_KIT_LLVM_TIMEOUT, else
 	// DefaultTimeout; negative: none.
 	Timeout time.Duration
+	// Limiter bounds the helpers beyond a pool's first (which runs on
+	// the caller's own job slot): each holds a slot while it lives. nil:
+	// GNU make's jobserver when $MAKEFLAGS offers one (jobs.go), unless
+	// $OFFLOAD_KIT_LLVM_JOBSERVER=0; Helpers bounds them in any case.
+	Limiter run.Limiter
 }
 
 // DefaultTimeout is Config.Timeout when neither it nor
@@ -100,9 +105,11 @@ type Pool struct {
 	version string
 	libs    []string // candidates given to the first helper
 
-	mu     sync.Mutex
-	groups map[string]*group
-	closed bool
+	mu        sync.Mutex
+	groups    map[string]*group
+	closed    bool
+	limiter   run.Limiter // set by Start
+	firstSlot bool        // a helper runs on the caller's own slot
 
 	started  atomic.Int64 // helpers started (tests)
 	requests atomic.Int64 // requests sent (tests)
@@ -138,6 +145,10 @@ func (p *Pool) Start(ctx context.Context) error {
 			p.err = ErrDisabled
 			return
 		}
+		p.limiter = p.cfg.Limiter
+		if p.limiter == nil {
+			p.limiter = jobserverFromEnv()
+		}
 		p.libs = p.candidates(ctx)
 		g := p.group(nil)
 		exe, _ := p.exe()
@@ -145,7 +156,9 @@ func (p *Pool) Start(ctx context.Context) error {
 			// the helper Prespawn started at the beginning of main
 			h.timeout = p.cfg.Timeout
 			g.tokens <- struct{}{}
+			h.slot, _, _ = p.jobSlot(ctx, nil) // the first: free
 			if err := g.adopt(h); err != nil {
+				h.slot()
 				<-g.tokens
 				p.err = err
 				return
@@ -173,6 +186,9 @@ func (p *Pool) Prestart(ctx context.Context, n int) {
 	if p.Start(ctx) != nil {
 		return
 	}
+	if p.limiter != nil {
+		return // under make's jobserver, helpers beyond the first start on demand
+	}
 	g := p.group(nil)
 	for i := 1; i < min(n, p.cfg.Helpers); i++ {
 		select {
@@ -181,11 +197,14 @@ func (p *Pool) Prestart(ctx context.Context, n int) {
 			return // enough are running or starting
 		}
 		go func() {
+			slot, _, _ := p.jobSlot(ctx, nil) // no limiter: does not wait
 			h, err := g.start()
 			if err != nil {
+				slot()
 				<-g.tokens
 				return
 			}
+			h.slot = slot
 			g.release(h)
 		}()
 	}
@@ -254,11 +273,22 @@ func (g *group) acquire(ctx context.Context) (*helper, error) {
 	case h := <-g.idle:
 		return h, nil
 	case g.tokens <- struct{}{}:
-		h, err := g.start()
+		slot, idle, err := g.p.jobSlot(ctx, g.idle)
+		if idle != nil { // an idle helper came before a job slot
+			<-g.tokens
+			return idle, nil
+		}
 		if err != nil {
 			<-g.tokens
 			return nil, err
 		}
+		h, err := g.start()
+		if err != nil {
+			slot()
+			<-g.tokens
+			return nil, err
+		}
+		h.slot = slot
 		return h, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
@@ -279,6 +309,7 @@ func (g *group) drop(h *helper) {
 	g.mu.Unlock()
 	h.proc.Kill()
 	h.proc.Wait()
+	h.freeSlot()
 	<-g.tokens
 }
 
@@ -298,6 +329,7 @@ func (g *group) close() {
 			h.proc.Kill()
 		}
 		h.proc.Wait()
+		h.freeSlot()
 	}
 }
 
@@ -324,9 +356,18 @@ type helper struct {
 	lib     string
 	version string
 
+	slot     func()        // gives back its job slot (jobs.go)
 	timeout  time.Duration // of no progress (<= 0: none)
 	timer    *time.Timer   // armed during a request
 	timedOut atomic.Bool
+}
+
+// freeSlot gives back the helper's job slot, once.
+func (h *helper) freeSlot() {
+	if f := h.slot; f != nil {
+		h.slot = nil
+		f()
+	}
 }
 
 // progressReader reads the helper's output; each byte that comes is
