@@ -232,6 +232,7 @@ func (d *driver) jobKey(ctx context.Context, j *linkJob) (key cache.Key, ok bool
 	var cmd cache.Command
 	var names, ids []string
 	seen := map[string]bool{}
+	roots := d.keyRoots(j)
 	for _, argv := range j.steps {
 		if tool := argv[0]; !seen[tool] {
 			seen[tool] = true
@@ -244,7 +245,7 @@ func (d *driver) jobKey(ctx context.Context, j *linkJob) (key cache.Key, ok bool
 			ids = append(ids, id)
 		}
 		cmd.Args = append(cmd.Args, "\x00step\x00")
-		for i, a := range argv[1:] {
+		for i, a := range roots.args(argv[1:]) {
 			// -dumpdir names only auxiliary outputs after the output file.
 			if i > 0 && argv[i] == "-dumpdir" {
 				a = "\x00dumpdir\x00" + strings.TrimPrefix(a, d.exe)
@@ -275,6 +276,13 @@ func (d *driver) jobKey(ctx context.Context, j *linkJob) (key cache.Key, ok bool
 			d.notef("device link for %s is not cached: %v", groupName(j.g.key), err)
 		}
 		return key, false
+	}
+	// Files by content and by position relative to the working or the
+	// output directory, not by where the tree is checked out.
+	for i := range reads {
+		if kind, p, ok := strings.Cut(reads[i][0], ":"); ok && (kind == "read" || kind == "tool") {
+			reads[i][0] = kind + ":" + roots.path(p)
+		}
 	}
 	cmd.Extra = reads
 	sort.Strings(cmd.Env)

@@ -686,3 +686,134 @@ func (d *driver) keyReadRecords(ctx context.Context, j *linkJob) ([][2]string, e
 	}
 	return out, nil
 }
+
+// keyRoots makes keys independent of where a tree is checked out (issue
+// 23): an absolute path inside the link's working directory, or inside the
+// directory of the program being linked (an out-of-tree build directory),
+// enters the key as its position relative to that directory, behind a
+// token. What such a path names is keyed by content anyway (the input
+// images, the read: records), so two checkouts of one tree in different
+// directories share entries. Paths that the linker writes into the image
+// (-rpath, -R, -soname, --dynamic-linker, ...) stay absolute: they do
+// change it.
+type keyRoots struct {
+	roots [][2]string // (directory, token), longest directory first
+	avoid []string    // arguments holding these are left to cache.Command's own normalisation
+}
+
+func (d *driver) keyRoots(j *linkJob) keyRoots {
+	var r keyRoots
+	add := func(dir, tok string) {
+		dir = filepath.Clean(dir)
+		if !filepath.IsAbs(dir) || dir == "/" {
+			return
+		}
+		for _, have := range r.roots {
+			if have[0] == dir {
+				return
+			}
+		}
+		r.roots = append(r.roots, [2]string{dir, tok})
+	}
+	wd := d.env.Dir
+	if wd == "" {
+		wd, _ = os.Getwd()
+	} else {
+		wd, _ = filepath.Abs(wd)
+	}
+	add(wd, "\x00cwd\x00")
+	if d.opt.Output != "" {
+		if out, err := filepath.Abs(d.opt.Output); err == nil {
+			add(filepath.Dir(out), "\x00outdir\x00")
+		}
+	}
+	sort.SliceStable(r.roots, func(a, b int) bool { return len(r.roots[a][0]) > len(r.roots[b][0]) })
+	r.avoid = append(r.avoid, filepath.Dir(j.img), j.img)
+	r.avoid = append(r.avoid, j.temps...)
+	for _, in := range j.g.inputs {
+		r.avoid = append(r.avoid, in.path)
+	}
+	return r
+}
+
+// path rewrites one path (a read: or tool: record).
+func (r keyRoots) path(p string) string {
+	for _, root := range r.roots {
+		if p == root[0] {
+			return root[1]
+		}
+		if rest, ok := strings.CutPrefix(p, root[0]+"/"); ok {
+			return root[1] + "/" + rest
+		}
+	}
+	return p
+}
+
+// replace rewrites every occurrence of a root inside an argument that ends
+// a path component (followed by '/', ',', ':', '=' or the end).
+func (r keyRoots) replace(a string) string {
+	for _, root := range r.roots {
+		dir, tok := root[0], root[1]
+		var b strings.Builder
+		rest := a
+		for {
+			i := strings.Index(rest, dir)
+			if i < 0 {
+				b.WriteString(rest)
+				break
+			}
+			end := i + len(dir)
+			if end == len(rest) || strings.IndexByte("/,:=", rest[end]) >= 0 {
+				b.WriteString(rest[:i])
+				b.WriteString(tok)
+			} else {
+				b.WriteString(rest[:end])
+			}
+			rest = rest[end:]
+		}
+		a = b.String()
+	}
+	return a
+}
+
+// embedsPath reports an option (alone, joined, or inside -Wl,/-Xlinker)
+// whose path value the linker writes into its output.
+func embedsPath(a string) bool {
+	for _, w := range strings.FieldsFunc(a, func(r rune) bool { return r == ',' || r == '=' }) {
+		switch {
+		case w == "-R" || w == "-h" || w == "-I" || w == "--package-metadata",
+			strings.HasPrefix(w, "-rpath") || strings.HasPrefix(w, "--rpath"),
+			strings.HasPrefix(w, "-soname") || strings.HasPrefix(w, "--soname"),
+			strings.HasPrefix(w, "-dynamic-linker") || strings.HasPrefix(w, "--dynamic-linker"),
+			strings.HasPrefix(w, "-R/") || strings.HasPrefix(w, "-I/"):
+			return true
+		}
+	}
+	return false
+}
+
+// args rewrites a step's arguments (after the program), leaving alone the
+// values of options that embed a path, -dumpdir's (jobKey keys it relative
+// to the output) and arguments naming the job's inputs, outputs and
+// temporary files.
+func (r keyRoots) args(argv []string) []string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = a
+		if len(r.roots) == 0 || embedsPath(a) || (i > 0 && (embedsPath(argv[i-1]) || argv[i-1] == "-dumpdir")) ||
+			(i > 1 && (argv[i-1] == "-Xlinker" || argv[i-1] == "-Xoffload-linker") && embedsPath(argv[i-2])) {
+			continue
+		}
+		skip := false
+		for _, p := range r.avoid {
+			if p != "" && strings.Contains(a, p) {
+				skip = true
+				break
+			}
+		}
+		if !skip {
+			out[i] = r.replace(a)
+		}
+	}
+	return out
+}
