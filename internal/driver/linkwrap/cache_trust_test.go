@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -405,4 +406,83 @@ func TestDeviceLinkCacheTwoCheckouts(t *testing.T) {
 			"-Xoffload-linker", "-L"+filepath.Join(two, "lib"), "-Xoffload-linker", "-ldev", "-o", filepath.Join(two, "app"))}), stderr.String())
 	assert.Contains(t, stderr.String(), "0 hits")
 	assert.Equal(t, "43\n", sh(t, two, []string{"LD_LIBRARY_PATH=" + lib, "PATH=" + os.Getenv("PATH")}, "./app"))
+}
+
+// TestCacheDirectoryAsUnprivilegedUser runs the driver as uid 65534
+// (setpriv --reuid=65534 --regid=65534 --clear-groups, re-running this
+// test binary's TestCacheTrustHelper): a directory root created is not
+// its own (warned, uncached); one it creates itself is used (the second
+// link hits); one it made world-writable is refused. Needs root.
+func TestCacheDirectoryAsUnprivilegedUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run as uid 65534 (CI runs as root)")
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	require.NoError(t, err, "setpriv (util-linux)")
+	pub := filepath.Join(t.TempDir(), "pub")
+	require.NoError(t, os.Mkdir(pub, 0o755))
+	require.NoError(t, os.Chmod(filepath.Dir(pub), 0o755))
+	require.NoError(t, os.Chmod(filepath.Dir(filepath.Dir(pub)), 0o755))
+	require.NoError(t, os.Chmod(pub, 0o777|os.ModeSticky))
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	data, err := os.ReadFile(exe)
+	require.NoError(t, err)
+	exeCopy := filepath.Join(pub, "linkwrap.test")
+	require.NoError(t, os.WriteFile(exeCopy, data, 0o755))
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	asNobody := func(cacheDir, mode string) string {
+		t.Helper()
+		cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", exeCopy,
+			"-test.run=^TestCacheTrustHelper$", "-test.count=1", "-test.v")
+		cmd.Dir = wd
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "TRUST_CACHE_DIR=" + cacheDir, "TRUST_MODE=" + mode}
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return string(out)
+	}
+	roots := filepath.Join(pub, "roots")
+	require.NoError(t, os.Mkdir(roots, 0o755))
+	out := asNobody(roots, "")
+	assert.Contains(t, out, "linker-wrapper: warning: not using the device-link cache "+roots+": "+roots+": owned by uid 0, not by uid 65534")
+	assert.Contains(t, out, "LINKS 2", "both links ran: uncached")
+
+	mine := filepath.Join(pub, "mine")
+	out = asNobody(mine, "")
+	assert.NotContains(t, out, "warning:")
+	assert.Contains(t, out, "LINKS 1", "its own new directory: the second link hits")
+	st, err := os.Stat(mine)
+	require.NoError(t, err)
+	assert.Equal(t, uint32(65534), st.Sys().(*syscall.Stat_t).Uid)
+	assert.Equal(t, os.FileMode(0o700), st.Mode().Perm())
+
+	ww := filepath.Join(pub, "ww")
+	out = asNobody(ww, "world")
+	assert.Contains(t, out, "linker-wrapper: warning: not using the device-link cache "+ww+": "+ww+": writable by group and others (mode 0777)")
+	assert.Contains(t, out, "LINKS 2")
+}
+
+// TestCacheTrustHelper links twice with the fake runner into
+// $TRUST_CACHE_DIR and prints the driver's stderr and the number of device
+// links; it does nothing in a normal run.
+func TestCacheTrustHelper(t *testing.T) {
+	cacheDir := os.Getenv("TRUST_CACHE_DIR")
+	if cacheDir == "" {
+		t.Skip("helper for TestCacheDirectoryAsUnprivilegedUser")
+	}
+	if os.Getenv("TRUST_MODE") == "world" {
+		require.NoError(t, os.Mkdir(cacheDir, 0o700))
+		require.NoError(t, os.Chmod(cacheDir, 0o777))
+	}
+	dir := testDir(t)
+	clang := fakeClangFile(t)
+	var links atomic.Int32
+	for range 2 {
+		inv := invokeIn(t, dir, nil, countingHandler(&links), "--linker-path=/usr/bin/ld", "--clang-path="+clang,
+			"--cache-dir="+cacheDir, "-o", "$D/app", "$D/lib_main.o", "$D/libdev.a")
+		require.NoError(t, inv.err, inv.stderr.String())
+		os.Stdout.WriteString(inv.stderr.String())
+	}
+	os.Stdout.WriteString("LINKS " + strconv.Itoa(int(links.Load())) + "\n")
 }
