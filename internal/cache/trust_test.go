@@ -110,6 +110,22 @@ func TestTrustHelper(t *testing.T) {
 			return err
 		}))
 		fmt.Println("SQUATTED")
+	case "secret":
+		// As an unprivileged user: its own 0600/0640 secrets pass, others
+		// fail, and root's 0600 file is not its own.
+		for mode, ok := range map[os.FileMode]bool{0o600: true, 0o640: true, 0o644: false, 0o660: false, 0o606: false} {
+			p := filepath.Join(dir, fmt.Sprintf("s%o", mode))
+			require.NoError(t, os.WriteFile(p, []byte(strings.Repeat("k", 32)), 0o600))
+			require.NoError(t, os.Chmod(p, mode))
+			st, err := os.Stat(p)
+			require.NoError(t, err)
+			err = CheckSecretFile(p, st)
+			require.Equal(t, ok, err == nil, "mode %o: %v", mode, err)
+		}
+		st, err := os.Stat(os.Getenv("TRUST_ROOT_SECRET"))
+		require.NoError(t, err)
+		require.ErrorContains(t, CheckSecretFile("root-secret", st), "owned by uid 0, not by uid 65534")
+		fmt.Println("SECRET-OK")
 	case "open":
 		opt := Options{Dir: dir, SharedGroup: os.Getenv("TRUST_GROUP")}
 		c, err := Open(opt)
@@ -344,6 +360,17 @@ func TestTrustSecretFile(t *testing.T) {
 		st, err := os.Stat(p)
 		require.NoError(t, err)
 		assert.ErrorContains(t, CheckSecretFile(p, st), "owned by uid 65534")
+
+		// The same rules as uid 65534.
+		pub := worldDir(t)
+		rootSecret := filepath.Join(pub, "root-secret")
+		require.NoError(t, os.WriteFile(rootSecret, []byte(strings.Repeat("k", 32)), 0o644))
+		mine := filepath.Join(pub, "mine")
+		require.NoError(t, os.Mkdir(mine, 0o700))
+		require.NoError(t, os.Chown(mine, nobody, nobody))
+		out, err := runAs(t, helperExe(t), nobody, nobody, nil, "TRUST_DIR="+mine, "TRUST_ACTION=secret", "TRUST_ROOT_SECRET="+rootSecret)
+		require.NoError(t, err, out)
+		assert.Contains(t, out, "SECRET-OK")
 	}
 }
 
