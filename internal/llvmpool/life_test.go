@@ -330,3 +330,20 @@ func TestJobserverBoundsHelpers(t *testing.T) {
 	defer q.Close()
 	assert.Equal(t, 4, peak(q), "without a jobserver: Helpers")
 }
+
+// TestLinkWarnings: LLVM's warnings while linking a module of another
+// triple come back to Warn, one line each, as LLVM prints them.
+func TestLinkWarnings(t *testing.T) {
+	dir, a, _ := files(t)
+	xll := filepath.Join(dir, "x.ll")
+	require.NoError(t, os.WriteFile(xll, []byte("target triple = \"x86_64-unknown-linux-gnu\"\ndefine i32 @f() {\n  ret i32 0\n}\n"), 0o644))
+	p := newPool(t, Config{Helpers: 1})
+	var got []string
+	require.NoError(t, p.Link(context.Background(), LinkRequest{Link: true, Inputs: []string{a, xll}, Warn: func(l string) { got = append(got, l) }}))
+	require.Len(t, got, 2)
+	assert.Equal(t, "warning: Linking two modules of different data layouts: '"+xll+"' is '' whereas 'llvm-link' is '"+strings.Split(strings.Split(modA, "\"")[1], "\"")[0]+"'", got[0])
+	assert.Equal(t, "warning: Linking two modules of different target triples: '"+xll+"' is 'x86_64-unknown-linux-gnu' whereas 'llvm-link' is 'spirv64-unknown-unknown'", got[1])
+	got = nil
+	require.NoError(t, p.Link(context.Background(), LinkRequest{Link: true, Inputs: []string{a}, Warn: func(l string) { got = append(got, l) }}))
+	assert.Empty(t, got, "no stale warnings")
+}

@@ -357,6 +357,7 @@ type helper struct {
 	version string
 
 	slot     func()        // gives back its job slot (jobs.go)
+	diags    string        // LLVM's warnings with the last response
 	timeout  time.Duration // of no progress (<= 0: none)
 	timer    *time.Timer   // armed during a request
 	timedOut atomic.Bool
@@ -496,7 +497,15 @@ func (h *helper) response() ([][]byte, error) {
 	if err != nil {
 		return nil, h.crashed(err)
 	}
-	if status != statusOK {
+	switch status {
+	case statusOK:
+	case statusOKDiag:
+		if len(f) == 0 {
+			return nil, h.crashed(errFrame)
+		}
+		h.diags = string(f[0])
+		f = f[1:]
+	default:
 		if len(f) == 1 {
 			return nil, &Error{Msg: string(f[0])}
 		}
@@ -533,6 +542,7 @@ func (h *helper) crashed(ioErr error) error {
 func (h *helper) call(ctx context.Context, req []byte) ([][]byte, error) {
 	stop := context.AfterFunc(ctx, h.proc.Kill)
 	defer stop()
+	h.diags = ""
 	h.arm()
 	f, err := h.exchange(req)
 	h.disarm()
@@ -633,13 +643,18 @@ func (e *CrashError) summary() string {
 var llvmMessage = regexp.MustCompile(`^(LLVM ERROR: |terminate called |Assertion .* failed|.*: error: |error: |fatal error: (?:error in backend|out of memory)|.*std::bad_alloc)`)
 
 // do runs one request on a helper of the group for clopts.
-func (p *Pool) do(ctx context.Context, clopts []string, req []byte) ([][]byte, error) {
-	return p.doRetire(ctx, clopts, req, false)
+func (p *Pool) do(ctx context.Context, clopts []string, req []byte, warn func(string)) ([][]byte, error) {
+	return p.doRetire(ctx, clopts, req, false, warn)
 }
 
 // doRetire is do; with retire, the helper ends after the request instead
 // of serving another.
-func (p *Pool) doRetire(ctx context.Context, clopts []string, req []byte, retire bool) ([][]byte, error) {
+//
+// LLVM's warnings (a link of modules of different triples or data
+// layouts, backend warnings) go to warn, one line each ("warning:
+// Linking two modules of different target triples: ..."), as LLVM's
+// handler would print them; nil drops them.
+func (p *Pool) doRetire(ctx context.Context, clopts []string, req []byte, retire bool, warn func(string)) ([][]byte, error) {
 	if err := p.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -658,7 +673,13 @@ func (p *Pool) doRetire(ctx context.Context, clopts []string, req []byte, retire
 		g.release(h)
 	}()
 	p.requests.Add(1)
-	return h.call(ctx, req)
+	f, err := h.call(ctx, req)
+	if warn != nil && h.diags != "" {
+		for _, l := range strings.Split(strings.TrimRight(h.diags, "\n"), "\n") {
+			warn(l)
+		}
+	}
+	return f, err
 }
 
 // spirvStatic reports whether a codegen for triple may run LLVM 22's
@@ -677,6 +698,8 @@ type LinkRequest struct {
 	Ident string
 	// LL and BC name the files written: the textual IR, the bitcode.
 	LL, BC string
+	// Warn receives LLVM's warnings, one line each (nil: dropped).
+	Warn func(string)
 }
 
 // Link links or reads modules in a helper and writes the result.
@@ -692,7 +715,7 @@ func (p *Pool) Link(ctx context.Context, r LinkRequest) error {
 		}
 		f = append(f, []byte(in))
 	}
-	_, err := p.do(ctx, nil, frame(opLink, f...))
+	_, err := p.do(ctx, nil, frame(opLink, f...), r.Warn)
 	return err
 }
 
@@ -733,7 +756,7 @@ func rereadable(name string) error {
 // Assemble is llvm-as: textual IR (name is its file name) to bitcode,
 // verified.
 func (p *Pool) Assemble(ctx context.Context, name string, text []byte) ([]byte, error) {
-	f, err := p.do(ctx, nil, frame(opAssemble, []byte(name), text))
+	f, err := p.do(ctx, nil, frame(opAssemble, []byte(name), text), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -746,6 +769,8 @@ type CodegenRequest struct {
 	Name, Triple, CPU, Features string
 	Text                        []byte
 	Options                     []string
+	// Warn receives LLVM's warnings, one line each (nil: dropped).
+	Warn func(string)
 }
 
 // Codegen generates an object file (SPIR-V for spirv* triples).
@@ -758,7 +783,7 @@ type CodegenRequest struct {
 // about one request in a hundred. llc compiles one module per process;
 // so does each helper here. Other targets reuse helpers.
 func (p *Pool) Codegen(ctx context.Context, r CodegenRequest) ([]byte, error) {
-	f, err := p.doRetire(ctx, r.Options, frame(opCodegen, []byte(r.Name), r.Text, []byte(r.Triple), []byte(r.CPU), []byte(r.Features)), spirvStatic(r.Triple))
+	f, err := p.doRetire(ctx, r.Options, frame(opCodegen, []byte(r.Name), r.Text, []byte(r.Triple), []byte(r.CPU), []byte(r.Features)), spirvStatic(r.Triple), r.Warn)
 	if err != nil {
 		return nil, err
 	}

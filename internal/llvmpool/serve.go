@@ -113,10 +113,13 @@ func Serve(args []string, in io.Reader, out io.Writer) int {
 			return 3
 		}
 		buf = req
-		res, err := s.handle(req)
-		if err != nil {
+		res, diags, err := s.handle(req)
+		switch {
+		case err != nil:
 			w.Write(frame(statusErr, []byte(err.Error())))
-		} else {
+		case diags != "":
+			w.Write(frame(statusOKDiag, append([][]byte{[]byte(diags)}, res...)...))
+		default:
 			w.Write(frame(statusOK, res...))
 		}
 		if w.Flush() != nil {
@@ -154,16 +157,30 @@ type server struct {
 	lib *llvm.Lib
 }
 
-func (s *server) handle(req []byte) ([][]byte, error) {
+// handle serves one request; diags are the warnings and notes LLVM
+// reported on the way, one "warning: <message>" line each, as LLVM's own
+// handler prints them (llvm-link's, clang-sycl-linker's).
+func (s *server) handle(req []byte) (res [][]byte, diags string, err error) {
 	op, f, err := fields(req)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if requestHook != nil {
 		requestHook()
 	}
 	c := s.lib.NewContext()
 	defer c.Dispose()
+	res, err = s.handleIn(c, op, f)
+	var b strings.Builder
+	for _, d := range c.Diagnostics() {
+		if d.Severity != llvm.SevError {
+			fmt.Fprintf(&b, "%s: %s\n", d.Severity, strings.TrimRight(d.Msg, "\n"))
+		}
+	}
+	return res, b.String(), err
+}
+
+func (s *server) handleIn(c *llvm.Context, op byte, f [][]byte) ([][]byte, error) {
 	switch {
 	case op == opLink && len(f) >= 5:
 		return nil, s.link(c, string(f[0]), string(f[1]), string(f[2]), string(f[3]), f[4:])

@@ -15,6 +15,7 @@ package sycldev
 // replaces.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -92,12 +93,46 @@ func llvmErr(file string, err error) error {
 func (d *driver) linkInputs(ctx context.Context, inputs []string, bc string) error {
 	if p := d.inproc(ctx); p != nil {
 		d.inprocNote(append(append([]string{"llvm-link"}, inputs...), "-o", bc)...)
-		if err := p.Link(ctx, llvmpool.LinkRequest{Link: true, Inputs: inputs, BC: bc}); err != nil {
+		if err := p.Link(ctx, llvmpool.LinkRequest{Link: true, Inputs: inputs, BC: bc, Warn: d.llvmWarn}); err != nil {
 			return llvmErr(strings.Join(inputs, ", "), err)
 		}
 		return nil
 	}
-	return d.exec(ctx, d.tools, nil, "llvm-link", append(append([]string{}, inputs...), "-o", bc)...)
+	return d.execWarn(ctx, "llvm-link", append(append([]string{}, inputs...), "-o", bc)...)
+}
+
+// llvmWarn prints one of LLVM's warnings as LLVM's handler does
+// ("warning: Linking two modules of different target triples: ..."):
+// llvm-link and clang-sycl-linker print them so, on standard error.
+func (d *driver) llvmWarn(line string) {
+	d.warnMu.Lock()
+	fmt.Fprintln(d.env.Stderr, d.unspillText(line))
+	d.warnMu.Unlock()
+}
+
+// execWarn is d.exec for an LLVM program whose warnings (its standard
+// error's "warning: " and "note: " lines) reach the user when it
+// succeeds, as they do in-process (llvmWarn).
+func (d *driver) execWarn(ctx context.Context, name string, args ...string) error {
+	p, err := d.tool(ctx, name)
+	if err != nil {
+		return err
+	}
+	var stderr bytes.Buffer
+	c := &run.Cmd{Path: p, Args: append([]string{p}, args...), Stderr: &stderr}
+	if err := d.tools.Run(ctx, c); err != nil {
+		var re *run.Error
+		if errors.As(err, &re) && len(re.Stderr) > 0 {
+			return fileErr(name, "%s", firstLines(re.Stderr, 6))
+		}
+		return fileErr(name, "%v", err)
+	}
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		if strings.HasPrefix(l, "warning: ") || strings.HasPrefix(l, "note: ") {
+			d.llvmWarn(l)
+		}
+	}
+	return nil
 }
 
 // readModule writes the text of the linked module to ll: "llvm-dis linked
@@ -118,7 +153,7 @@ func (d *driver) readModule(ctx context.Context, inputs []string, linkFirst bool
 	r := llvmpool.LinkRequest{Inputs: []string{linked}, LL: ll}
 	file := linked
 	if linkFirst {
-		r = llvmpool.LinkRequest{Link: true, Inputs: inputs, Ident: linked, LL: ll}
+		r = llvmpool.LinkRequest{Link: true, Inputs: inputs, Ident: linked, LL: ll, Warn: d.llvmWarn}
 		if d.work.SaveTemps() {
 			r.BC = linked
 		}
@@ -167,7 +202,7 @@ func (d *driver) codegen(ctx context.Context, r *partResult, llc []string, ll, s
 	if p == nil {
 		return false, nil, nil
 	}
-	req := llvmpool.CodegenRequest{Name: ll, Text: r.ir, Triple: d.o.Triple}
+	req := llvmpool.CodegenRequest{Name: ll, Text: r.ir, Triple: d.o.Triple, Warn: d.llvmWarn}
 	for _, a := range llc {
 		switch {
 		case strings.HasPrefix(a, "-mtriple="), a == "-filetype=obj":

@@ -116,11 +116,15 @@ func (d *driver) unspill(err error) error {
 	if err == nil || len(d.spilled) == 0 {
 		return err
 	}
-	msg := err.Error()
+	return &renamedError{d.unspillText(err.Error()), err}
+}
+
+// unspillText puts the names given back into s.
+func (d *driver) unspillText(s string) string {
 	for p, name := range d.spilled {
-		msg = strings.ReplaceAll(msg, p, name)
+		s = strings.ReplaceAll(s, p, name)
 	}
-	return &renamedError{msg, err}
+	return s
 }
 
 type renamedError struct {
