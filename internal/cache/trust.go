@@ -15,7 +15,6 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
-	"syscall"
 )
 
 // ErrUnsafe wraps the reason a cache directory or a secret file is refused.
@@ -103,12 +102,12 @@ func checkPath(dir string) error {
 		if err != nil {
 			return err
 		}
-		sys, ok := st.Sys().(*syscall.Stat_t)
+		owner, _, ok := ownerOf(st)
 		if !ok {
 			return nil // no owners to check (not Unix)
 		}
-		if sys.Uid != 0 && sys.Uid != uid {
-			return &UnsafeError{p, fmt.Sprintf("owned by uid %d, not by uid %d or root", sys.Uid, uid)}
+		if owner != 0 && owner != uid {
+			return &UnsafeError{p, fmt.Sprintf("owned by uid %d, not by uid %d or root", owner, uid)}
 		}
 		if st.Mode().Perm()&0o022 != 0 && st.Mode()&os.ModeSticky == 0 {
 			return &UnsafeError{p, fmt.Sprintf("writable by %s (mode %04o) without the sticky bit", writers(st.Mode()), st.Mode().Perm())}
@@ -142,15 +141,15 @@ func (c *Cache) checkDir(p string) error {
 	if !st.IsDir() {
 		return &UnsafeError{p, "not a directory"}
 	}
-	sys, ok := st.Sys().(*syscall.Stat_t)
+	owner, group, ok := ownerOf(st)
 	if !ok {
 		return nil
 	}
 	uid := uint32(os.Geteuid())
 	mode := st.Mode()
 	if c.group == nil {
-		if sys.Uid != uid {
-			return &UnsafeError{p, fmt.Sprintf("owned by uid %d, not by uid %d (a shared cache needs OFFLOAD_KIT_CACHE_SHARED_GROUP)", sys.Uid, uid)}
+		if owner != uid {
+			return &UnsafeError{p, fmt.Sprintf("owned by uid %d, not by uid %d (a shared cache needs OFFLOAD_KIT_CACHE_SHARED_GROUP)", owner, uid)}
 		}
 		if mode.Perm()&0o022 != 0 {
 			return &UnsafeError{p, fmt.Sprintf("writable by %s (mode %04o)", writers(mode), mode.Perm())}
@@ -159,14 +158,14 @@ func (c *Cache) checkDir(p string) error {
 	}
 	g := c.group
 	switch {
-	case sys.Gid != g.gid:
-		return &UnsafeError{p, fmt.Sprintf("group-owned by gid %d, not by the shared group %s (gid %d)", sys.Gid, g.name, g.gid)}
+	case group != g.gid:
+		return &UnsafeError{p, fmt.Sprintf("group-owned by gid %d, not by the shared group %s (gid %d)", group, g.name, g.gid)}
 	case mode&os.ModeSetgid == 0:
 		return &UnsafeError{p, "not setgid (a shared cache directory is mode 2770)"}
 	case mode.Perm()&0o007 != 0:
 		return &UnsafeError{p, fmt.Sprintf("accessible by others (mode %04o; a shared cache directory is mode 2770)", mode.Perm())}
-	case sys.Uid != 0 && sys.Uid != uid && !memberOf(sys.Uid, g.gid):
-		return &UnsafeError{p, fmt.Sprintf("owned by uid %d, who is not in the shared group %s", sys.Uid, g.name)}
+	case owner != 0 && owner != uid && !memberOf(owner, g.gid):
+		return &UnsafeError{p, fmt.Sprintf("owned by uid %d, who is not in the shared group %s", owner, g.name)}
 	}
 	return nil
 }
@@ -189,35 +188,36 @@ func memberOf(uid, gid uint32) bool {
 }
 
 // prepareDir creates the cache directory if needed and checks it, the
-// directories leading to it and the directories of the store.
+// directories leading to it and the directories of the store. Symbolic
+// links are resolved first, so what is checked is what is used.
 func (c *Cache) prepareDir() error {
 	dir, err := filepath.Abs(c.opt.Dir)
 	if err != nil {
 		return err
 	}
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return err
 	}
-	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
-		// Its parents must be safe before anything is created there.
-		parent := filepath.Dir(dir)
-		if err := os.MkdirAll(parent, 0o700); err != nil {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	} else if errors.Is(err, fs.ErrNotExist) {
+		parent, err := filepath.EvalSymlinks(filepath.Dir(dir))
+		if err != nil {
 			return err
 		}
-		if err := checkPath(dir); err != nil {
-			return err
-		}
-		c.opt.Dir = dir
-		if err := c.mkdirAll(dir); err != nil {
-			return err
-		}
-	} else if err := checkPath(dir); err != nil {
+		dir = filepath.Join(parent, filepath.Base(dir))
+	} else {
+		return err
+	}
+	// The parents must be safe before anything is created there.
+	if err := checkPath(dir); err != nil {
 		return err
 	}
 	c.opt.Dir = dir
 	c.root = filepath.Join(dir, layoutVersion)
+	if err := c.mkdirAll(dir); err != nil {
+		return err
+	}
 	if err := c.checkDir(dir); err != nil {
 		return err
 	}
@@ -240,12 +240,12 @@ func CheckSecretFile(path string, st os.FileInfo) error {
 	if !st.Mode().IsRegular() {
 		return &UnsafeError{path, "not a regular file"}
 	}
-	sys, ok := st.Sys().(*syscall.Stat_t)
+	owner, _, ok := ownerOf(st)
 	if !ok {
 		return nil
 	}
-	if uid := uint32(os.Geteuid()); sys.Uid != uid {
-		return &UnsafeError{path, fmt.Sprintf("owned by uid %d, not by uid %d", sys.Uid, uid)}
+	if uid := uint32(os.Geteuid()); owner != uid {
+		return &UnsafeError{path, fmt.Sprintf("owned by uid %d, not by uid %d", owner, uid)}
 	}
 	if m := st.Mode().Perm(); m&0o027 != 0 {
 		return &UnsafeError{path, fmt.Sprintf("readable or writable by others, or writable by its group (mode %04o; want 0600 or 0640)", m)}

@@ -409,3 +409,26 @@ func TestTrimCountsMemos(t *testing.T) {
 	_, ok = c.Memo("test", "memo39")
 	assert.True(t, ok, "the newest memo is kept")
 }
+
+// TestTrustSymlinkResolved: a cache directory named through a symbolic
+// link is checked where it really is.
+func TestTrustSymlinkResolved(t *testing.T) {
+	base := t.TempDir()
+	real := filepath.Join(base, "real")
+	require.NoError(t, os.Mkdir(real, 0o700))
+	link := filepath.Join(base, "link")
+	require.NoError(t, os.Symlink(real, link))
+	c := openCache(t, Options{Dir: link})
+	putEntry(t, c, 1, 100)
+	assert.DirExists(t, filepath.Join(real, "v1", "ac"))
+
+	bad := filepath.Join(base, "open")
+	require.NoError(t, os.Mkdir(bad, 0o700))
+	require.NoError(t, os.Chmod(bad, 0o777))
+	badLink := filepath.Join(base, "badlink")
+	require.NoError(t, os.Symlink(bad, badLink))
+	ue := openErr(t, Options{Dir: filepath.Join(badLink, "cache")})
+	if assert.NotNil(t, ue) {
+		assert.Equal(t, bad, ue.Path, "the link's target is what is checked")
+	}
+}
