@@ -277,8 +277,9 @@ func (c *Cache) casPath(sum [32]byte) string {
 }
 
 // createTemp creates a new file in dir with a random name. Unlike
-// os.CreateTemp it honours the umask (0666), so a cache directory can be
-// shared between users.
+// os.CreateTemp it honours the umask (0666), so the members of a shared
+// group can read the files (the directories keep everyone else out:
+// trust.go).
 func createTemp(dir, prefix string) (*os.File, error) {
 	var rnd [12]byte
 	for range 10 {
