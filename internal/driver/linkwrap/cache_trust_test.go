@@ -486,3 +486,34 @@ func TestCacheTrustHelper(t *testing.T) {
 	}
 	os.Stdout.WriteString("LINKS " + strconv.Itoa(int(links.Load())) + "\n")
 }
+
+// TestCacheSharedGroupEnvironment: OFFLOAD_KIT_CACHE_SHARED_GROUP lets a
+// 2770 directory of that group be used; without it the group-writable
+// directory is refused. Needs root (chown).
+func TestCacheSharedGroupEnvironment(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give the directory to group users")
+	}
+	dir := testDir(t)
+	clang := fakeClangFile(t)
+	cacheDir := filepath.Join(t.TempDir(), "shared")
+	require.NoError(t, os.Mkdir(cacheDir, 0o700))
+	require.NoError(t, os.Chown(cacheDir, 0, 100)) // Debian's "users"
+	require.NoError(t, os.Chmod(cacheDir, 0o770|os.ModeSetgid))
+	var links atomic.Int32
+	link := func(env map[string]string) string {
+		inv := invokeIn(t, dir, env, countingHandler(&links), "--linker-path=/usr/bin/ld", "--clang-path="+clang,
+			"--cache-dir="+cacheDir, "-o", "$D/app", "$D/lib_main.o", "$D/libdev.a")
+		require.NoError(t, inv.err, inv.stderr.String())
+		return inv.stderr.String()
+	}
+	out := link(nil)
+	assert.Contains(t, out, "not using the device-link cache "+cacheDir+": "+cacheDir+": writable by group")
+	shared := map[string]string{cacheSharedGroupEnv: "users"}
+	assert.NotContains(t, link(shared), "warning")
+	assert.NotContains(t, link(shared), "warning")
+	assert.Equal(t, int32(2), links.Load(), "uncached, then a miss, then a hit")
+	st, err := os.Stat(filepath.Join(cacheDir, "v1", "cas"))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o770)|os.ModeSetgid|os.ModeDir, st.Mode())
+}
