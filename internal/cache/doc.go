@@ -11,8 +11,12 @@
 //
 // Entries live in a local directory (Options.Dir) as a small manifest plus
 // content-addressed blobs, inserted atomically (temporary file + rename)
-// so that any number of link processes may share the directory. The
-// directory is trimmed to Options.MaxSize by least-recent use. An optional
+// so that any number of link processes of one user (or of one declared
+// group, Options.SharedGroup) may share the directory. [Open] refuses a
+// directory that another user owns or could write, or that lies below one
+// (ssh's safe_path rule), with an [*UnsafeError]: whoever can write it can
+// forge entries. The directory, memos included, is trimmed to
+// Options.MaxSize by least-recent use. An optional
 // remote backend (Options.Remote) speaks the Bazel HTTP remote-cache
 // protocol (GET/PUT /ac/<sha256> and /cas/<sha256>), so bazel-remote or a
 // WebDAV-enabled nginx can share results between machines; the manifest is
