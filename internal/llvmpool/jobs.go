@@ -76,19 +76,17 @@ func dupCloexec(s string) (int, error) {
 // jobSlot gets the slot a new helper runs on: the pool's first (free, the
 // caller's own) when no helper of the pool holds it, else one from the
 // limiter. It gives up, returning an idle helper instead, when one comes
-// from idle first (nil: wait for a slot only).
+// from idle first (nil: wait for a slot only). A wait for the limiter
+// also ends when the first slot is given back (a SPIR-V helper retires
+// after each module: without this, a waiter could wait for a token while
+// the pool has no helper at all).
 func (p *Pool) jobSlot(ctx context.Context, idle chan *helper) (release func(), h *helper, err error) {
-	p.mu.Lock()
-	if !p.firstSlot {
-		p.firstSlot = true
-		p.mu.Unlock()
-		return func() {
-			p.mu.Lock()
-			p.firstSlot = false
-			p.mu.Unlock()
-		}, nil, nil
+	first := func() { <-p.first }
+	select {
+	case p.first <- struct{}{}:
+		return first, nil, nil
+	default:
 	}
-	p.mu.Unlock()
 	lim := p.limiter
 	if lim == nil {
 		return func() {}, nil, nil
@@ -118,6 +116,9 @@ func (p *Pool) jobSlot(ctx context.Context, idle chan *helper) (release func(), 
 			return nil, nil, r.err
 		}
 		return r.rel, nil, nil
+	case p.first <- struct{}{}:
+		abandon()
+		return first, nil, nil
 	case h := <-idle:
 		abandon()
 		return nil, h, nil

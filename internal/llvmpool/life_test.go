@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -346,4 +347,44 @@ func TestLinkWarnings(t *testing.T) {
 	got = nil
 	require.NoError(t, p.Link(context.Background(), LinkRequest{Link: true, Inputs: []string{a}, Warn: func(l string) { got = append(got, l) }}))
 	assert.Empty(t, got, "no stale warnings")
+}
+
+// TestJobserverRetiringHelpers: SPIR-V helpers end after each module, so
+// helpers come and go; under a jobserver with no token left (the tool's
+// own slot only) six concurrent SPIR-V codegens all finish, one helper at
+// a time. A waiter for a token used to miss the first slot coming free and
+// wait forever (two sycl-linkers under make -j2 hung).
+func TestJobserverRetiringHelpers(t *testing.T) {
+	makeflags, _ := fakeJobserver(t, 0)
+	t.Setenv("MAKEFLAGS", makeflags)
+	p := newPool(t, Config{Helpers: 2})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	require.NoError(t, p.Start(ctx))
+	var most atomic.Int64
+	stop := make(chan struct{})
+	go func() {
+		for {
+			most.Store(max(most.Load(), int64(len(p.helperPids()))))
+			select {
+			case <-stop:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			obj, err := p.Codegen(ctx, CodegenRequest{Name: "a.ll", Text: []byte(modB), Triple: "spirv64"})
+			assert.NoError(t, err)
+			assert.NotEmpty(t, obj)
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	require.NoError(t, ctx.Err(), "the codegens hung")
+	assert.Equal(t, int64(1), most.Load(), "one helper at a time")
 }

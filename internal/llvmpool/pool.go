@@ -105,11 +105,11 @@ type Pool struct {
 	version string
 	libs    []string // candidates given to the first helper
 
-	mu        sync.Mutex
-	groups    map[string]*group
-	closed    bool
-	limiter   run.Limiter // set by Start
-	firstSlot bool        // a helper runs on the caller's own slot
+	mu      sync.Mutex
+	groups  map[string]*group
+	closed  bool
+	limiter run.Limiter   // set by Start
+	first   chan struct{} // full while a helper runs on the caller's own slot
 
 	started  atomic.Int64 // helpers started (tests)
 	requests atomic.Int64 // requests sent (tests)
@@ -127,7 +127,7 @@ func New(cfg Config) *Pool {
 	if cfg.Timeout == 0 {
 		cfg.Timeout, terr = ParseTimeout(os.Getenv("OFFLOAD_KIT_LLVM_TIMEOUT"))
 	}
-	return &Pool{cfg: cfg, timeoutErr: terr, groups: map[string]*group{}}
+	return &Pool{cfg: cfg, timeoutErr: terr, groups: map[string]*group{}, first: make(chan struct{}, 1)}
 }
 
 // ErrDisabled is Start's error when Mode is "process".
