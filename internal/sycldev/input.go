@@ -74,15 +74,16 @@ func (d *driver) spill(name string) (string, error) {
 		return "", fileErr(name, "%v", errors.Unwrap(err))
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxStreamInput+1))
-	if err != nil {
+	// identify first: /dev/zero or a stream of anything else fails here,
+	// before a byte is copied
+	head := make([]byte, 4096)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
 		return "", fileErr(name, "%v", err)
 	}
-	if int64(len(data)) > maxStreamInput {
-		return "", fileErr(name, "input from a pipe or device is larger than %s; give it as a regular file", sizeText(maxStreamInput))
-	}
-	ext := "bin"
-	switch format.Identify(data) {
+	head = head[:n]
+	var ext string
+	switch format.Identify(head) {
 	case format.KindBitcode:
 		ext = "bc"
 	case format.KindArchive:
@@ -90,17 +91,35 @@ func (d *driver) spill(name string) (string, error) {
 	case format.KindELF, format.KindCOFF:
 		ext = "o"
 	default:
-		if isTextIR(data[:min(len(data), 4096)]) {
-			ext = "ll"
+		if !isTextIR(head) {
+			return "", fileErr(name, "Unsupported file type")
 		}
+		ext = "ll"
 	}
 	base := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 	p, err := d.work.Name("input-"+base, ext)
 	if err != nil {
 		return "", err
 	}
-	if err := workdir.WriteNew(p, data); err != nil {
+	out, err := workdir.Create(p)
+	if err != nil {
 		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	// streamed, never held in memory; at most maxStreamInput bytes
+	_, err = out.Write(head)
+	var copied int64
+	if err == nil {
+		copied, err = io.Copy(out, io.LimitReader(f, maxStreamInput-int64(n)+1))
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fileErr(name, "%v", err)
+	}
+	if int64(n)+copied > maxStreamInput {
+		os.Remove(p)
+		return "", fileErr(name, "input from a pipe or device is larger than %s; give it as a regular file", sizeText(maxStreamInput))
 	}
 	if d.spilled == nil {
 		d.spilled = map[string]string{}

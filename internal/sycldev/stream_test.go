@@ -121,9 +121,14 @@ func TestStreamInputs(t *testing.T) {
 			})
 		})
 	}
+	t.Run("dev-zero", func(t *testing.T) {
+		// identified from its first 4 KiB: nothing more is read or copied
+		_, err := link(pool, "/dev/zero")
+		assert.EqualError(t, err, "/dev/zero: Unsupported file type")
+	})
 	t.Run("cap", func(t *testing.T) {
 		old := maxStreamInput
-		maxStreamInput = 64
+		maxStreamInput = int64(len(data)) - 1 // one byte short
 		defer func() { maxStreamInput = old }()
 		withStdin(t, feed(data), func() {
 			_, err := link(pool, "/dev/stdin")
