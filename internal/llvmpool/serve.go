@@ -128,6 +128,16 @@ func Serve(args []string, in io.Reader, out io.Writer) int {
 	}
 }
 
+// die ends this orphaned helper at once, as the parent-death signal would:
+// it has nothing to flush, and only cmd/*/main.go may call os.Exit
+// (docs/architecture.md), so it kills itself.
+func die() {
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		_ = p.Kill()
+	}
+	select {}
+}
+
 // watchParent ends this helper as soon as its parent, ppid, is gone: at
 // once when it already is (it died before the parent-death signal was
 // armed), else when a poll every 200 ms finds this process reparented.
@@ -139,12 +149,12 @@ func watchParent(ppid int) {
 	}
 	gone := func() bool { return os.Getppid() != ppid }
 	if gone() {
-		os.Exit(3)
+		die()
 	}
 	go func() {
 		for range time.Tick(200 * time.Millisecond) {
 			if gone() {
-				os.Exit(3)
+				die()
 			}
 		}
 	}()
