@@ -140,7 +140,7 @@ func TestCacheKeyPortableCheckouts(t *testing.T) {
 
 // TestCacheKeyRoots: what keyRoots rewrites and what it leaves.
 func TestCacheKeyRoots(t *testing.T) {
-	r := keyRoots{roots: [][2]string{{"/src/proj/build", "\x00outdir\x00"}, {"/src/proj", "\x00cwd\x00"}}, avoid: []string{"/tmp/work"}}
+	r := keyRoots{roots: [][2]string{{"/src/proj/build", "\x00outdir\x00"}, {"/src/proj", "\x00cwd\x00"}}, avoid: []string{"/tmp/scratch"}}
 	assert.Equal(t, "\x00cwd\x00/lib/libx.a", r.path("/src/proj/lib/libx.a"))
 	assert.Equal(t, "\x00outdir\x00/liby.a", r.path("/src/proj/build/liby.a"))
 	assert.Equal(t, "/src/project/x.a", r.path("/src/project/x.a"), "a sibling with a longer name")
@@ -148,10 +148,10 @@ func TestCacheKeyRoots(t *testing.T) {
 	assert.Equal(t, "rel/x.a", r.path("rel/x.a"))
 	got := r.args([]string{"-L/src/proj/lib", "-Wl,--whole-archive,/src/proj/a.a", "-rpath", "/src/proj/lib",
 		"-Wl,-rpath,/src/proj/lib", "-R/src/proj/lib", "-Xlinker", "-rpath", "-Xlinker", "/src/proj/lib",
-		"-soname=/src/proj/x", "/tmp/work/in.o", "/src/project/x"})
+		"-soname=/src/proj/x", "/tmp/scratch/in.o", "/src/project/x"})
 	assert.Equal(t, []string{"-L\x00cwd\x00/lib", "-Wl,--whole-archive,\x00cwd\x00/a.a", "-rpath", "/src/proj/lib",
 		"-Wl,-rpath,/src/proj/lib", "-R/src/proj/lib", "-Xlinker", "-rpath", "-Xlinker", "/src/proj/lib",
-		"-soname=/src/proj/x", "/tmp/work/in.o", "/src/project/x"}, got)
+		"-soname=/src/proj/x", "/tmp/scratch/in.o", "/src/project/x"}, got)
 }
 
 // TestCacheUnsafeDirectoryWarns: a cache directory others can write is
