@@ -23,13 +23,49 @@ import (
 // temporaries only: a failed run never deletes a file it did not create,
 // and a symlink planted at a final name is replaced, never followed. A
 // final name that is a device or FIFO is written in place at once.
+//
+// A final name that the directory listing (one per output directory, taken
+// when the first part is written) shows free is written instead as an
+// unnamed O_TMPFILE file and linked at its name as soon as its data is
+// written (linkat: it fails with EEXIST on anything that appeared there
+// since, a symlink included, and that part then takes the temporary-plus-
+// rename path). Linking at once keeps the descriptor count at one per
+// writer and never shows a partial file: the name appears with its whole
+// content or not at all. What it gives up is that parts appear before the
+// table rather than at commit; the table is still written last, so it never
+// names a missing file, and a failed or interrupted run removes these
+// parts as it removes those it renamed into place (they are its own: linkat
+// replaces nothing). A SIGKILL before linking leaves nothing behind.
 type stager struct {
 	mu      sync.Mutex
 	pending []*atomicfile.File
-	renamed []string // committed by this run (removed if the table fails)
+	renamed []string                   // created by this run (removed if the table fails)
+	lists   map[string]map[string]bool // directory -> names in it (nil: unknown)
+	noTmp   map[string]bool            // directories refusing O_TMPFILE
+	unhook  func()
 }
 
 func (s *stager) write(final string, data []byte) error {
+	if atomicfile.Interrupted() {
+		return fileErr(final, "%v", atomicfile.ErrInterrupted)
+	}
+	if s.absent(final) {
+		dir := filepath.Dir(final)
+		unsupported, err := writeTmpfile(dir, final, data, 0o644)
+		if err == nil {
+			if !s.created(final) {
+				return fileErr(final, "%v", atomicfile.ErrInterrupted)
+			}
+			return nil
+		}
+		if unsupported {
+			s.mu.Lock()
+			s.noTmp[dir] = true
+			s.mu.Unlock()
+		}
+		// EEXIST (a name planted since the listing) or another error:
+		// the temporary-plus-rename path replaces it or reports the error.
+	}
 	f, err := atomicfile.CreateMode(final, nil, 0o644)
 	if err != nil {
 		return fileErr(final, "%v", reason(err))
@@ -43,6 +79,66 @@ func (s *stager) write(final string, data []byte) error {
 		return fileErr(final, "%v", reason(err))
 	}
 	return nil
+}
+
+// absent reports whether final's directory, as listed once, has no entry
+// named final's base (and O_TMPFILE may be tried there).
+func (s *stager) absent(final string) bool {
+	dir, base := filepath.Split(final)
+	dir = filepath.Clean(dir)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lists == nil {
+		s.lists, s.noTmp = map[string]map[string]bool{}, map[string]bool{}
+	}
+	if s.noTmp[dir] {
+		return false
+	}
+	names, ok := s.lists[dir]
+	if !ok {
+		names = listNames(dir)
+		s.lists[dir] = names
+	}
+	return names != nil && !names[base]
+}
+
+// listNames is the set of names in dir; nil when it cannot be read.
+func listNames(dir string) map[string]bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	ns, err := f.Readdirnames(-1)
+	if err != nil {
+		return nil
+	}
+	m := make(map[string]bool, len(ns))
+	for _, n := range ns {
+		m[n] = true
+	}
+	return m
+}
+
+// created records a part linked at final by this run, to be removed if
+// the run fails or is interrupted; false (and final removed) when an
+// interrupt came first.
+func (s *stager) created(final string) bool {
+	s.mu.Lock()
+	s.renamed = append(s.renamed, final)
+	if s.unhook == nil {
+		s.unhook = func() {}
+		s.mu.Unlock()
+		u := atomicfile.OnInterrupt(s.abort)
+		s.mu.Lock()
+		s.unhook = u
+	}
+	s.mu.Unlock()
+	if atomicfile.Interrupted() {
+		os.Remove(final)
+		return false
+	}
+	return true
 }
 
 // reserve creates the temporary that a tool (llvm-as) writes in place of
@@ -96,7 +192,15 @@ func (s *stager) commit() error {
 }
 
 // done keeps the committed files.
-func (s *stager) done() { s.mu.Lock(); s.renamed = nil; s.mu.Unlock() }
+func (s *stager) done() {
+	s.mu.Lock()
+	s.renamed = nil
+	u := s.unhook
+	s.mu.Unlock()
+	if u != nil {
+		u()
+	}
+}
 
 // abort removes the temporaries not yet committed and the files this run
 // renamed into place (its own, complete outputs) when the table could not
@@ -104,6 +208,9 @@ func (s *stager) done() { s.mu.Lock(); s.renamed = nil; s.mu.Unlock() }
 func (s *stager) abort() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.unhook != nil {
+		defer s.unhook()
+	}
 	for _, f := range s.pending {
 		f.Abort()
 	}
@@ -178,7 +285,25 @@ func (d *driver) checkOverwrites(parts []split.Part) error {
 			outs = append(outs, base+".sym")
 		}
 	}
+	// One listing per output directory: only names that exist are
+	// examined (a fresh directory costs one read, not a stat per file).
+	lists := map[string]map[string]bool{}
 	for _, out := range outs {
+		dir, base := filepath.Split(out)
+		dir = filepath.Clean(dir)
+		names, ok := lists[dir]
+		if !ok {
+			names = listNames(dir)
+			if names == nil {
+				if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+					names = map[string]bool{} // nothing there to overwrite
+				}
+			}
+			lists[dir] = names
+		}
+		if names != nil && !names[base] {
+			continue
+		}
 		fi, err := os.Lstat(out)
 		if err != nil || !fi.Mode().IsRegular() {
 			continue

@@ -1,0 +1,95 @@
+//go:build linux && (amd64 || arm64)
+
+package sycldev
+
+import (
+	"os"
+	"strconv"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+)
+
+// oTmpfile is O_TMPFILE (__O_TMPFILE|O_DIRECTORY) on linux/amd64 and arm64.
+const oTmpfile = 0o20000000 | syscall.O_DIRECTORY
+
+const atSymlinkFollow = 0x400
+
+// writeTmpfile writes data to an unnamed file (O_TMPFILE) in dir, mode
+// perm less the umask (the kernel applies it as for O_CREAT), and links it
+// at final with linkat, which never replaces nor follows anything already
+// there (EEXIST). unsupported is true when dir's file system refuses
+// O_TMPFILE; nothing then exists and the caller falls back. On any error
+// nothing is left behind: the unnamed file dies with its descriptor.
+func writeTmpfile(dir, final string, data []byte, perm os.FileMode) (unsupported bool, err error) {
+	fd, err := syscall.Open(dir, oTmpfile|syscall.O_WRONLY|syscall.O_CLOEXEC, uint32(perm.Perm()))
+	if err != nil {
+		switch err {
+		case syscall.EOPNOTSUPP, syscall.EISDIR, syscall.EINVAL:
+			return true, err
+		}
+		return false, err
+	}
+	// Raw writes: the descriptor never enters Go's poller (os.NewFile would
+	// cost an fcntl per part for nothing; a regular file never blocks).
+	defer syscall.Close(fd)
+	for len(data) > 0 {
+		n, err := syscall.Write(fd, data)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		if n == 0 {
+			return false, syscall.EIO
+		}
+		data = data[n:]
+	}
+	return false, linkProcFd(fd, final)
+}
+
+// emptyPathLink is cleared once linkat(fd, "", AT_EMPTY_PATH) is refused
+// (before Linux 6.10 it needs CAP_DAC_READ_SEARCH); /proc/self/fd/N with
+// AT_SYMLINK_FOLLOW, which any process may use, is the fallback.
+var emptyPathLink atomic.Bool
+
+func init() { emptyPathLink.Store(true) }
+
+// fdcwd is AT_FDCWD as a variable (a negative constant does not convert to uintptr).
+var fdcwd = atFdcwd
+
+const (
+	atFdcwd     = -100
+	atEmptyPath = 0x1000
+)
+
+func linkProcFd(fd int, final string) error {
+	nw, err := syscall.BytePtrFromString(final)
+	if err != nil {
+		return err
+	}
+	if emptyPathLink.Load() {
+		var empty byte
+		_, _, e := syscall.Syscall6(syscall.SYS_LINKAT, uintptr(fd), uintptr(unsafe.Pointer(&empty)),
+			uintptr(fdcwd), uintptr(unsafe.Pointer(nw)), atEmptyPath, 0)
+		switch e {
+		case 0:
+			return nil
+		case syscall.ENOENT, syscall.EPERM, syscall.EINVAL:
+			emptyPathLink.Store(false)
+		default:
+			return e
+		}
+	}
+	old, err := syscall.BytePtrFromString("/proc/self/fd/" + strconv.Itoa(fd))
+	if err != nil {
+		return err
+	}
+	_, _, e := syscall.Syscall6(syscall.SYS_LINKAT, uintptr(fdcwd), uintptr(unsafe.Pointer(old)),
+		uintptr(fdcwd), uintptr(unsafe.Pointer(nw)), atSymlinkFollow, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
