@@ -733,24 +733,35 @@ func rereadable(name string) error {
 	if !st.Mode().IsRegular() {
 		return fmt.Errorf("%s: not a regular file (a pipe or device): the LLVM helper cannot read it", name)
 	}
-	for i, p := 0, name; i < 40; i++ {
-		abs, err := filepath.Abs(p)
+	if OwnDescriptor(name) {
+		return fmt.Errorf("%s: names this process's own descriptor: the LLVM helper cannot read it", name)
+	}
+	return nil
+}
+
+// OwnDescriptor reports whether name, or a symlink on the way to its file
+// (at most 40, as the kernel follows), is /dev/stdin or under /dev/fd or
+// /proc: a name that reaches one of this process's descriptors, which a
+// helper or a child opening it would take for its own.
+func OwnDescriptor(name string) bool {
+	for range 40 {
+		abs, err := filepath.Abs(name)
 		if err != nil {
-			return nil
+			return false
 		}
 		if abs == "/dev/stdin" || strings.HasPrefix(abs, "/dev/fd/") || strings.HasPrefix(abs, "/proc/") {
-			return fmt.Errorf("%s: names this process's own descriptor: the LLVM helper cannot read it", name)
+			return true
 		}
 		link, err := os.Readlink(abs)
 		if err != nil {
-			return nil
+			return false
 		}
 		if !filepath.IsAbs(link) {
 			link = filepath.Join(filepath.Dir(abs), link)
 		}
-		p = link
+		name = link
 	}
-	return nil
+	return false
 }
 
 // Assemble is llvm-as: textual IR (name is its file name) to bitcode,

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/internal/llvmpool"
 	"github.com/offload-kit/offload-kit/internal/workdir"
 )
 
@@ -31,34 +32,7 @@ func streamInput(name string) bool {
 	if err != nil || st.IsDir() {
 		return false
 	}
-	return !st.Mode().IsRegular() || ownDescriptor(name)
-}
-
-// ownDescriptor reports whether name, or a symlink on the way to its file,
-// is under /proc or /dev/fd, or is /dev/stdin.
-func ownDescriptor(name string) bool {
-	for range 40 {
-		abs, err := filepath.Abs(name)
-		if err != nil {
-			return false
-		}
-		if abs == "/dev/stdin" || strings.HasPrefix(abs, "/dev/fd/") || strings.HasPrefix(abs, "/proc/") {
-			return true
-		}
-		st, err := os.Lstat(abs)
-		if err != nil || st.Mode()&os.ModeSymlink == 0 {
-			return false
-		}
-		link, err := os.Readlink(abs)
-		if err != nil {
-			return false
-		}
-		if !filepath.IsAbs(link) {
-			link = filepath.Join(filepath.Dir(abs), link)
-		}
-		name = link
-	}
-	return false
+	return !st.Mode().IsRegular() || llvmpool.OwnDescriptor(name)
 }
 
 // spill reads a stream input once, at most maxStreamInput bytes, into a
