@@ -43,6 +43,11 @@ func rewriteSymbols(f *elfFile, e Edit, removed []bool, newIdx []int, byOld []*e
 				break
 			}
 		}
+		if xIdx >= 0 && removed[xIdx] {
+			// The kept symbols would keep SHN_XINDEX with no table to
+			// resolve it (found by FuzzRewrite).
+			return unsupported(shdrOff(xIdx), "cannot remove %s: it holds the extended section indices of %s", o.Sections[xIdx].Name, so.name)
+		}
 		var xdata []byte
 		if xIdx >= 0 {
 			xdata = o.Sections[xIdx].Data
