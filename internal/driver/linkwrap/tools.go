@@ -145,4 +145,3 @@ func (d *driver) findTool(ctx context.Context, name string, cuda bool) (string, 
 	}
 	return "", te
 }
-
