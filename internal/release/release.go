@@ -15,8 +15,6 @@ package release
 
 import (
 	"fmt"
-	"regexp"
-	"strconv"
 )
 
 // The releases offload-kit behaves as.
@@ -80,19 +78,3 @@ func (p Profile) HIPOffloadKind() uint16 {
 
 // Dumpdir: the release's clang driver accepts -dumpdir (LLVM 17 and later).
 func (p Profile) Dumpdir() bool { return p.Major >= 17 }
-
-var versionRE = regexp.MustCompile(`(?:^|[^0-9A-Za-z])clang version ([0-9]+)\.[0-9]+(?:\.[0-9]+)?`)
-
-// ClangMajor finds "clang version N.x.y" in text (a --version output, a
-// .comment section, a producer string) and returns N.
-func ClangMajor(text []byte) (int, bool) {
-	m := versionRE.FindSubmatch(text)
-	if m == nil {
-		return 0, false
-	}
-	n, err := strconv.Atoi(string(m[1]))
-	if err != nil || n <= 0 {
-		return 0, false
-	}
-	return n, true
-}

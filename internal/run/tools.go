@@ -177,7 +177,7 @@ var clangDriverRE = regexp.MustCompile(`^clang(\+\+)?(-[0-9]+(\.[0-9]+)*)?$`)
 // (clang, clang++, clang-22, clang++-22), not clang-cl or other tools.
 func IsClangDriver(base string) bool { return clangDriverRE.MatchString(base) }
 
-var llvmVersionRE = regexp.MustCompile(`(?:clang version|LLVM version|LLD) ([1-9][0-9]{0,3})\.([0-9]{1,4})(?:\.([0-9]{1,4}))?`)
+var llvmVersionRE = regexp.MustCompile(`\b(?:clang version|LLVM version|LLD) ([1-9][0-9]{0,3})\.([0-9]{1,4})(?:\.([0-9]{1,4}))?`)
 
 // ParseLLVMVersion finds an LLVM release in a --version output or an ELF
 // .comment ("Debian clang version 22.1.8 (++2025...)", "LLVM version

@@ -337,3 +337,23 @@ func TestIsClangDriverAndToolEnv(t *testing.T) {
 	assert.Equal(t, "OFFLOAD_KIT_LLVM_LINK", ToolEnv("llvm-link"))
 	assert.Equal(t, "OFFLOAD_KIT_PTXAS", ToolEnv("ptxas"))
 }
+
+// TestParseLLVMVersionProducers: the producer strings the release profile
+// is settled from (--version, .comment), and a name that only contains
+// "clang version" inside a word (moved here from release.ClangMajor, a
+// second parser of the same strings).
+func TestParseLLVMVersionProducers(t *testing.T) {
+	for in, want := range map[string]int{
+		"Debian clang version 19.1.7 (3~deb12u1)\nTarget: x86_64-pc-linux-gnu": 19,
+		"\x00clang version 16.0.6 (15~deb12u1)\x00":                            16,
+		"Ubuntu clang version 18.1.3 (1ubuntu1)":                               18,
+		"clang version 22.1.8":                                                 22,
+		"GCC: (Debian 12.2.0-14) 12.2.0":                                       0,
+		"libclang version 19.1.7":                                              0,
+	} {
+		got, _, ok := ParseLLVMVersion([]byte(in))
+		if got != want || ok != (want > 0) {
+			t.Errorf("ParseLLVMVersion(%q) = %d, %v; want %d", in, got, ok, want)
+		}
+	}
+}
