@@ -726,17 +726,41 @@ func (p *Pool) Link(ctx context.Context, r LinkRequest) error {
 // standard input is its request pipe). Callers read such inputs once
 // themselves (sycldev copies them to its work directory).
 func rereadable(name string) error {
-	st, err := os.Stat(name)
-	if err != nil || st.IsDir() {
-		return nil // the helper says what is wrong
-	}
-	if !st.Mode().IsRegular() {
+	switch Stream(name) {
+	case NotStream:
+		return nil
+	case StreamPipe:
 		return fmt.Errorf("%s: not a regular file (a pipe or device): the LLVM helper cannot read it", name)
 	}
-	if OwnDescriptor(name) {
-		return fmt.Errorf("%s: names this process's own descriptor: the LLVM helper cannot read it", name)
+	return fmt.Errorf("%s: names this process's own descriptor: the LLVM helper cannot read it", name)
+}
+
+// StreamKind says why an input cannot be opened again by another process.
+type StreamKind int
+
+const (
+	NotStream           StreamKind = iota // a regular file (or a name that does not stat, or a directory)
+	StreamPipe                            // a pipe, FIFO or device
+	StreamOwnDescriptor                   // a regular file reached through this process's descriptors
+)
+
+// Stream reports whether name is an input that cannot be mapped or read a
+// second time (by a helper, llvm-link or a later step): anything but a
+// regular file after symlinks, or a name that reaches one of this
+// process's descriptors (OwnDescriptor) even when it is a regular file.
+// Names that do not stat and directories are not streams: opening them
+// reports what is wrong.
+func Stream(name string) StreamKind {
+	st, err := os.Stat(name)
+	switch {
+	case err != nil || st.IsDir():
+		return NotStream
+	case !st.Mode().IsRegular():
+		return StreamPipe
+	case OwnDescriptor(name):
+		return StreamOwnDescriptor
 	}
-	return nil
+	return NotStream
 }
 
 // OwnDescriptor reports whether name, or a symlink on the way to its file

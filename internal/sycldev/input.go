@@ -27,13 +27,7 @@ var maxStreamInput int64 = 2 << 30
 // /dev/fd/N, /proc/self/fd/N, through any symlinks) is one too, even when
 // the descriptor is a regular file: a helper or llvm-link opening it would
 // open its own descriptor (a helper's standard input is its request pipe).
-func streamInput(name string) bool {
-	st, err := os.Stat(name)
-	if err != nil || st.IsDir() {
-		return false
-	}
-	return !st.Mode().IsRegular() || llvmpool.OwnDescriptor(name)
-}
+func streamInput(name string) bool { return llvmpool.Stream(name) != llvmpool.NotStream }
 
 // spill reads a stream input once, at most maxStreamInput bytes, into a
 // file of the work directory and returns that file's name, which every
