@@ -313,6 +313,8 @@ func cases() []benchCase {
 	// Issue 12: a real third-party fat library (rocsparse.go).
 	cs = append(cs, rocsparseCases()...)
 	cs = append(cs, inprocCases()...)
+	// Issue 24: compression rows for the data users have (compress.go).
+	cs = append(cs, compressCases()...)
 	return cs
 }
 

@@ -101,6 +101,13 @@ type benchCase struct {
 	check func(c *config, r *result) ([]string, bool)
 	// custom replaces the measurement entirely (e.g. the cache proof).
 	custom func(c *config, r *result) error
+	// validate checks what one side's last timed run wrote or printed
+	// (who is "ours" or "ref"; s is the side as measured), before
+	// anything removes it: images pass spirv-val or opt's verifier,
+	// outputs round-trip, counts match. An error makes the row a failure
+	// ("invalid output"), never a figure. Every row that times a tool
+	// has one (issue 24).
+	validate func(c *config, who string, s side) error
 	// expect, when set, is text that both tools' output (stdout and
 	// stderr) must contain, checked in one extra untimed run each, so a
 	// row cannot pass by doing nothing.
