@@ -92,6 +92,28 @@ for n in 16 19; do
   $SUDO rm -rf "$RT/llvm-$n" && $SUDO mv "$RT/llvm-$n.tmp" "$RT/llvm-$n"
   rm -rf "$tmp"
 done
+# NVIDIA's CUDA 13.5 host tools (ptxas, fatbinary, nvlink, cuobjdump), from NVIDIA's wheels on
+# PyPI (nvidia-cuda-nvcc and nvidia-cuda-cuobjdump 13.5.37, sha256-pinned), unpacked under
+# /opt/offload-kit/cuda-13.5.37/nvidia/cu13/bin (internal/testutil/cudatools): tests make
+# cubins and (compressed) fatbins at test time and compare with cuobjdump -res-usage/-xelf.
+# They run on the host: no GPU, no driver. (nvcc itself needs cicc, which these wheels lack.)
+CUDA=/opt/offload-kit/cuda-13.5.37
+if [ ! -x "$CUDA/nvidia/cu13/bin/cuobjdump" ] || [ ! -x "$CUDA/nvidia/cu13/bin/ptxas" ]; then
+  echo "install-deps: unpacking NVIDIA's CUDA 13.5.37 host tools into $CUDA"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  tmp=$(mktemp -d)
+  python3 -m pip download -q --no-deps --only-binary=:all: -d "$tmp" \
+    nvidia-cuda-nvcc==13.5.37 nvidia-cuda-cuobjdump==13.5.37
+  (cd "$tmp" && sha256sum -c --quiet) <<'SUMS'
+38780fee50863252a0b8926357faa91615ca1c8346490563f33a06100cd73f58  nvidia_cuda_cuobjdump-13.5.37-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl
+f5c4f7ead5d964fb4af42bbf1e6d3ec3c1e6e9d83b53749f691d387e7fcaa3a7  nvidia_cuda_nvcc-13.5.37-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl
+SUMS
+  $SUDO rm -rf "$CUDA.tmp" && $SUDO mkdir -p "$CUDA.tmp"
+  for f in "$tmp"/*.whl; do $SUDO python3 -m zipfile -e "$f" "$CUDA.tmp"; done
+  $SUDO chmod -R a+rX "$CUDA.tmp" && $SUDO chmod a+x "$CUDA.tmp"/nvidia/cu13/bin/*
+  $SUDO rm -rf "$CUDA" && $SUDO mv "$CUDA.tmp" "$CUDA"
+  rm -rf "$tmp"
+fi
 if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then export PATH=$PATH:/usr/local/go/bin; fi
 command -v go >/dev/null 2>&1 || { echo "install-deps: error: Go 1.26 is required (https://go.dev/dl)"; exit 1; }
 cd "$(dirname "$0")/.."

@@ -1,0 +1,38 @@
+// Package cudatools locates NVIDIA's CUDA 13.5 host tools (ptxas,
+// fatbinary, nvlink, cuobjdump) that tests use to make cubins and
+// fatbins at test time and as the oracle for what cuobjdump reports.
+// scripts/install-deps.sh unpacks them from NVIDIA's PyPI wheels
+// (nvidia-cuda-nvcc, nvidia-cuda-cuobjdump 13.5.37) into Dir. They run on
+// the host without a GPU. A missing tool fails the test rather than
+// skipping it: a differential test that cannot run is a defect.
+package cudatools
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Version is the CUDA release of the tools in Dir.
+const Version = "13.5.37"
+
+// Dir is where scripts/install-deps.sh unpacks the tools.
+const Dir = "/opt/offload-kit/cuda-" + Version + "/nvidia/cu13/bin"
+
+// Path is the path of tool name in Dir, whether or not it exists.
+func Path(name string) string { return filepath.Join(Dir, name) }
+
+// Tool returns the path of tool name in Dir; the test fails at once when
+// it is not an executable file there.
+func Tool(t testing.TB, name string) string {
+	t.Helper()
+	p := Path(name)
+	fi, err := os.Stat(p)
+	switch {
+	case err != nil:
+		t.Fatalf("CUDA tool %s: %v (scripts/install-deps.sh installs it)", name, err)
+	case fi.IsDir() || fi.Mode()&0o111 == 0:
+		t.Fatalf("CUDA tool %s: %s is not an executable file", name, p)
+	}
+	return p
+}
