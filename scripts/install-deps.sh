@@ -114,6 +114,25 @@ SUMS
   $SUDO rm -rf "$CUDA" && $SUDO mv "$CUDA.tmp" "$CUDA"
   rm -rf "$tmp"
 fi
+# A third-party CUDA build: ggml's CUDA backend from the npm package
+# @node-llama-cpp/linux-x64-cuda 3.22.1 (MIT; 143 MB download, sha256-pinned): only
+# /opt/offload-kit/thirdparty/ggml-cuda-3.22.1/{libggml-cuda.so,LICENSE} are kept
+# (159 MB; 1001 zstd-compressed fatbin entries). Tests compare our listing, extract and
+# kernels report with cuobjdump's (internal/testutil/cudatools.GGML).
+GGML=/opt/offload-kit/thirdparty/ggml-cuda-3.22.1
+if [ ! -f "$GGML/libggml-cuda.so" ]; then
+  echo "install-deps: fetching ggml's CUDA build (npm @node-llama-cpp/linux-x64-cuda 3.22.1) into $GGML"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  tmp=$(mktemp -d)
+  curl -sSfL --retry 3 -o "$tmp/p.tgz" https://registry.npmjs.org/@node-llama-cpp/linux-x64-cuda/-/linux-x64-cuda-3.22.1.tgz
+  echo "d6cd3ff39a43b024816952e0bc6452d6711608d26256ff6eb0fe8cf7ff55bb2c  $tmp/p.tgz" | sha256sum -c --quiet
+  tar -C "$tmp" -xzf "$tmp/p.tgz" package/bins/linux-x64-cuda/libggml-cuda.so package/LICENSE
+  $SUDO mkdir -p "$GGML.tmp"
+  $SUDO mv "$tmp/package/bins/linux-x64-cuda/libggml-cuda.so" "$tmp/package/LICENSE" "$GGML.tmp/"
+  $SUDO chmod -R a+rX "$GGML.tmp"
+  $SUDO rm -rf "$GGML" && $SUDO mv "$GGML.tmp" "$GGML"
+  rm -rf "$tmp"
+fi
 if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then export PATH=$PATH:/usr/local/go/bin; fi
 command -v go >/dev/null 2>&1 || { echo "install-deps: error: Go 1.26 is required (https://go.dev/dl)"; exit 1; }
 cd "$(dirname "$0")/.."

@@ -36,3 +36,23 @@ func Tool(t testing.TB, name string) string {
 	}
 	return p
 }
+
+// GGML is a third-party CUDA build that scripts/install-deps.sh fetches:
+// ggml's CUDA backend from the npm package @node-llama-cpp/linux-x64-cuda
+// 3.22.1 (MIT), 159 MB, whose .nv_fatbin holds 1001 zstd-compressed
+// entries.
+const GGML = "/opt/offload-kit/thirdparty/ggml-cuda-3.22.1/libggml-cuda.so"
+
+// ThirdParty returns path, failing the test at once when it is not a
+// regular file (scripts/install-deps.sh fetches it).
+func ThirdParty(t testing.TB, path string) string {
+	t.Helper()
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		t.Fatalf("third-party file: %v (scripts/install-deps.sh fetches it)", err)
+	case !fi.Mode().IsRegular():
+		t.Fatalf("third-party file %s is not a regular file", path)
+	}
+	return path
+}

@@ -47,3 +47,13 @@ func TestToolsRun(t *testing.T) {
 	require.Contains(t, s, "Function twice:")
 	require.Equal(t, 2, strings.Count(s, "compressed"), "both entries compressed:\n%s", s)
 }
+
+// TestGGMLPresent: the third-party CUDA library is there, and cuobjdump
+// reads compressed entries from it.
+func TestGGMLPresent(t *testing.T) {
+	out, err := exec.Command(Tool(t, "cuobjdump"), "-lelf", ThirdParty(t, GGML)).CombinedOutput()
+	require.NoError(t, err, "%s", firstLine(out))
+	require.Greater(t, strings.Count(string(out), "ELF file"), 100)
+}
+
+func firstLine(b []byte) string { s, _, _ := strings.Cut(string(b), "\n"); return s }
