@@ -10,7 +10,6 @@ import (
 	"github.com/offload-kit/offload-kit/format/codeobj"
 	"github.com/offload-kit/offload-kit/format/fatbin"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
-	"github.com/offload-kit/offload-kit/internal/zstdpipe"
 )
 
 // maxDecoded caps the decoded size of one compressed image that the
@@ -56,23 +55,6 @@ func (f *fatbinSource) decoder(i int) func() ([]byte, error) {
 		}
 		return e.ImageWith(zstdDecode)
 	}
-}
-
-// zstdDecode is a fatbin.Decompressor over internal/zstdpipe: one buffer
-// of the stated size, which the caller has checked.
-func zstdDecode(dst, src []byte, size int64) ([]byte, error) {
-	if size < 0 || size > maxDecoded {
-		return nil, fmt.Errorf("decoded size %d is over the %d-byte limit", size, int64(maxDecoded))
-	}
-	buf := make([]byte, int(size)+zstdpipe.Slack)
-	n, err := zstdpipe.Decode(buf, src, int(size), zstdpipe.Options{MaxWindow: 1 << 30})
-	if err != nil {
-		return nil, err
-	}
-	if dst == nil {
-		return buf[:n:n], nil
-	}
-	return append(dst, buf[:n]...), nil
 }
 
 // ccobJob is a compressed bundle whose entries the listing did not keep
