@@ -28,6 +28,12 @@ type Cmd struct {
 	Stdin  io.Reader // nil: empty
 	Stdout io.Writer // nil: discarded
 	Stderr io.Writer // nil: discarded (still captured into *Error)
+	// Timeout, when positive, is how long the child may make no progress
+	// (no process it started reads or writes a byte, uses CPU time, starts
+	// or ends) before Exec kills it with its whole process group; the
+	// error then wraps a *TimeoutError. The child runs in a process group
+	// of its own. On systems without /proc it has no effect.
+	Timeout time.Duration
 }
 
 // Program is the executable's path.
@@ -64,6 +70,10 @@ func (e *Error) Tool() string {
 }
 
 func (e *Error) Error() string {
+	var te *TimeoutError
+	if errors.As(e.Err, &te) {
+		return fmt.Sprintf("'%s' %v", e.Tool(), te)
+	}
 	if e.ExitCode >= 0 {
 		return fmt.Sprintf("'%s' failed with exit code %d", e.Tool(), e.ExitCode)
 	}
@@ -144,8 +154,18 @@ func (Exec) Run(ctx context.Context, c *Cmd) error {
 	// and kill it only if it has not exited shortly after.
 	cmd.Cancel = func() error {
 		p := cmd.Process
+		if c.Timeout > 0 { // its own process group: signal all of it
+			time.AfterFunc(500*time.Millisecond, func() { killGroup(p.Pid, true) })
+			return killGroup(p.Pid, false)
+		}
 		time.AfterFunc(500*time.Millisecond, func() { p.Kill() }) // a no-op once it has exited
 		return p.Signal(syscall.SIGTERM)
+	}
+	if c.Timeout > 0 {
+		cmd.SysProcAttr = groupAttr()
+		// a grandchild holding the output pipes open must not keep Wait
+		// waiting once the group is killed
+		cmd.WaitDelay = 2 * time.Second
 	}
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
@@ -157,7 +177,18 @@ func (Exec) Run(ctx context.Context, c *Cmd) error {
 	} else {
 		cmd.Stderr = &capture
 	}
-	err := cmd.Run()
+	var err error
+	if c.Timeout > 0 {
+		if err = cmd.Start(); err == nil {
+			w := watch(cmd.Process.Pid, c.Timeout)
+			err = cmd.Wait()
+			if w.done() && err != nil {
+				err = &TimeoutError{Timeout: c.Timeout}
+			}
+		}
+	} else {
+		err = cmd.Run()
+	}
 	if err == nil {
 		return nil
 	}

@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -346,7 +347,7 @@ func (d *driver) runJob(ctx context.Context, j *linkJob) (string, error) {
 	for _, argv := range j.steps {
 		if err := d.runner.Run(ctx, &run.Cmd{Args: argv, Stdout: w, Stderr: w}); err != nil {
 			end()
-			return "", err
+			return "", timedOut(err, "device link for "+groupName(j.g.key)+" of "+inputNames(j.g))
 		}
 	}
 	end()
@@ -368,6 +369,32 @@ func (d *driver) runJob(ctx context.Context, j *linkJob) (string, error) {
 
 // groupName is "<triple> <arch>" (or just the triple for generic/empty),
 // each part quoted if it holds unusual characters.
+// timedOut names, in the error of a child killed for making no progress
+// (run.TimeoutError), the step it ran and its inputs; other errors are
+// LLVM's and stay as they are.
+func timedOut(err error, step string) error {
+	var te *run.TimeoutError
+	if errors.As(err, &te) {
+		return fmt.Errorf("%s: %w", step, err)
+	}
+	return err
+}
+
+// inputNames lists a group's inputs as the user gave them ("a.o",
+// "libx.a(m.o)").
+func inputNames(g *group) string {
+	var names []string
+	for _, in := range g.inputs {
+		switch {
+		case in.unit != nil && in.unit.origin != "":
+			names = append(names, in.unit.origin)
+		case in.path != "":
+			names = append(names, in.path)
+		}
+	}
+	return strings.Join(slices.Compact(names), ", ")
+}
+
 func groupName(k groupKey) string {
 	if k.arch == "" || k.arch == "generic" {
 		return quoteOdd(k.triple)

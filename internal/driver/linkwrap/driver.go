@@ -18,12 +18,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/offload"
 	"github.com/offload-kit/offload-kit/internal/binio"
 	"github.com/offload-kit/offload-kit/internal/cache"
 	"github.com/offload-kit/offload-kit/internal/driverenv"
+	"github.com/offload-kit/offload-kit/internal/llvmpool"
 	"github.com/offload-kit/offload-kit/internal/release"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/workdir"
@@ -66,6 +68,7 @@ type driver struct {
 	opt    *Options
 	env    Env
 	runner run.Runner
+	limit  time.Duration // of no progress, for child processes (run.Cmd.Timeout)
 	work   *workdir.Dir
 	trace  *tracer
 	exe    string // output name
@@ -132,6 +135,12 @@ func Run(ctx context.Context, env Env, opt *Options) (err error) {
 	if d.runner == nil {
 		d.runner = run.Exec{}
 	}
+	// a child (clang, lld, the host linker, ...) that makes no progress for
+	// $OFFLOAD_KIT_LLVM_TIMEOUT is killed, as an LLVM helper is
+	if d.limit, err = llvmpool.ParseTimeout(d.getenv("OFFLOAD_KIT_LLVM_TIMEOUT")); err != nil {
+		return err
+	}
+	d.runner = run.Timed{Runner: d.runner, Timeout: d.limit}
 	if opt.Verbose || opt.DryRun {
 		d.runner = &run.Printer{Runner: d.runner, W: env.Stderr, DryRun: opt.DryRun}
 	}

@@ -43,7 +43,7 @@ func (d *driver) hostLink(ctx context.Context, wrappers []string) (err error) {
 	err = d.runner.Run(ctx, &run.Cmd{Args: d.hostLinkArgs(wrappers), Stdout: d.env.Stdout, Stderr: d.env.Stderr})
 	end()
 	if err != nil {
-		return err
+		return timedOut(err, "host link of "+d.exe)
 	}
 	if d.opt.Relocatable && d.rel().WrapperRelocatable() {
 		return d.relocateOffloadSections()
