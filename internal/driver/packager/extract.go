@@ -20,6 +20,10 @@ import (
 	"github.com/offload-kit/offload-kit/internal/scan"
 )
 
+// ErrNoImages is the umbrella extract's error for an input that holds no
+// device image in any container it reads.
+var ErrNoImages = errors.New("no device images")
+
 // ErrArchiveNeedsFile is LLVM's message for --archive without file=.
 var ErrArchiveNeedsFile = errors.New("Image must have a 'file' argument.")
 
@@ -37,6 +41,13 @@ type ExtractOptions struct {
 	// Strict22 keeps LLVM 22.1.8's behaviour of doing nothing when no
 	// --image is given (the llvm-offload-binary personality).
 	Strict22 bool
+	// Raw writes compressed fatbin entries as stored (the compressed
+	// stream) instead of decoded, as cuobjdump -xelf/-xptx writes them.
+	Raw bool
+	// ListOnly writes nothing: it prints the names extract without
+	// filters would write and the command that writes them (the bare
+	// "offload-packager FILE" command line).
+	ListOnly bool
 	// indexInFile numbers extracted files by the image's position in the
 	// input (LLVM 16's packager, release.Profile.PackagerIndexInFile).
 	indexInFile bool
@@ -96,24 +107,33 @@ func Extract(ctx context.Context, env *Env, opt ExtractOptions) error {
 		if opt.Strict22 {
 			return nil
 		}
+		var outs []extractOutput
 		for i, b := range bins {
 			name := safeName(fmt.Sprintf("%s-%s%s.%d.%s", stem, b.Get("triple"), dashIf(b.Get("arch")), i, b.ImageKind.Ext()))
-			if err := writeImage(ctx, env, in, name, b); err != nil {
-				return err
-			}
-			fmt.Fprintf(env.Stdout, "Extracted: %s\n", name)
+			outs = append(outs, extractOutput{name, func() error { return writeImage(ctx, env, in, name, b) }})
 		}
 		for _, e := range entries {
-			if err := l.writeEntry(ctx, env, e.name, e.DumpEntry); err != nil {
-				return fmt.Errorf("'%s': %s", e.name, errText(err))
-			}
-			fmt.Fprintf(env.Stdout, "Extracted: %s\n", e.name)
+			outs = append(outs, extractOutput{e.name, func() error { return l.writeEntryImage(ctx, env, e.name, e.DumpEntry, opt.Raw) }})
 		}
-		if len(bins)+len(entries) == 0 {
+		if len(outs) == 0 {
 			// A whole-file HCF holds no OffloadBinary: its images, or an error.
-			if ok, err := extractHCF(env, in, opt.Input, stem); ok {
+			ok, hout, err := hcfOutputs(env, in, opt.Input, stem)
+			if err != nil {
 				return err
 			}
+			outs = hout
+			if !ok && !opt.LLVMMessages {
+				return fmt.Errorf("%s: %w", opt.Input, ErrNoImages)
+			}
+		}
+		if opt.ListOnly {
+			return listOutputs(env, opt.Input, outs)
+		}
+		for _, o := range outs {
+			if err := o.write(); err != nil {
+				return err
+			}
+			fmt.Fprintf(env.Stdout, "Extracted: %s\n", o.name)
 		}
 		return nil
 	}
@@ -135,6 +155,11 @@ func Extract(ctx context.Context, env *Env, opt ExtractOptions) error {
 		}
 		file, hasFile := lookup(filter, "file")
 		if len(matches)+len(ematches) == 0 {
+			if umbrella && len(bins)+len(entries) == 0 {
+				if ok, _, _ := hcfOutputs(env, in, opt.Input, stem); !ok {
+					return fmt.Errorf("%s: %w", opt.Input, ErrNoImages)
+				}
+			}
 			if umbrella {
 				return noMatch(opt.Input, arg, filter, bins, entries)
 			}
@@ -149,10 +174,14 @@ func Extract(ctx context.Context, env *Env, opt ExtractOptions) error {
 				members = append(members, ar.WriteMember{Name: bufID[b], Data: b.Image})
 			}
 			for _, e := range ematches {
-				if e.data == nil && e.Size > 0 {
+				data, err := entryImage(e.DumpEntry, opt.Raw)
+				if err != nil {
+					return fmt.Errorf("'%s': %s: %s", opt.Input, e.name, errText(err))
+				}
+				if data == nil && e.Size > 0 {
 					return fmt.Errorf("'%s': %s: the entry's bytes were not decoded", opt.Input, e.name)
 				}
-				members = append(members, ar.WriteMember{Name: e.name, Data: e.data})
+				members = append(members, ar.WriteMember{Name: e.name, Data: data})
 			}
 			if err := atomicfile.WriteFile(env.Path(file), env.Stdout, func(w io.Writer) error {
 				return ar.WriteGNUWith(w, members, ar.Options{Symbols: archiveSymbols})
@@ -167,7 +196,7 @@ func Extract(ctx context.Context, env *Env, opt ExtractOptions) error {
 			}
 			var err error
 			if len(ematches) > 0 {
-				err = l.writeEntry(ctx, env, file, ematches[len(ematches)-1].DumpEntry)
+				err = l.writeEntryImage(ctx, env, file, ematches[len(ematches)-1].DumpEntry, opt.Raw)
 				if err != nil {
 					err = fmt.Errorf("'%s': %s", file, errText(err))
 				}
@@ -195,7 +224,7 @@ func Extract(ctx context.Context, env *Env, opt ExtractOptions) error {
 			}
 		}
 		for _, e := range ematches {
-			if err := l.writeEntry(ctx, env, e.name, e.DumpEntry); err != nil {
+			if err := l.writeEntryImage(ctx, env, e.name, e.DumpEntry, opt.Raw); err != nil {
 				return fmt.Errorf("'%s': %s", e.name, errText(err))
 			}
 			fmt.Fprintf(env.Stdout, "Extracted: %s\n", e.name)

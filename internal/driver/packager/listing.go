@@ -103,7 +103,8 @@ type DumpEntry struct {
 	// --json).
 	Contents *DumpContents `json:"contents,omitempty"`
 
-	data []byte // the payload (nil when only the header was decoded)
+	data []byte        // the payload (nil when only the header was decoded)
+	fat  *fatbin.Entry // a fatbin entry's header, for extract to decode it
 }
 
 // DumpFatbin is one NVIDIA fat binary.
@@ -564,7 +565,7 @@ func (l *lister) fatbins(data []byte) ([]DumpFatbin, error) {
 			}
 			de := DumpEntry{Index: j, Kind: "cuda", Triple: "nvptx64-nvidia-cuda", Arch: fmt.Sprintf("sm_%d", e.SM), ImageKind: ik,
 				Offset: l.off(e.Data), Size: e.Size, Version: fmt.Sprintf("%d.%d", e.Major, e.Minor),
-				Compression: e.Compression.String(), Ident: e.Ident, data: e.Data}
+				Compression: e.Compression.String(), Ident: e.Ident, data: e.Data, fat: &f.Entries[j]}
 			if e.Compressed {
 				de.UncompressedSize = e.UncompressedSize
 			}

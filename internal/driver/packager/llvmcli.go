@@ -43,6 +43,19 @@ func offloadBinaryOpts(prog, path string) *clopt.Set {
 // argv[0] verbatim. Response files ("@file") must have been expanded by the
 // caller (cli.ExpandResponseFiles).
 func OffloadBinaryMain(ctx context.Context, env *Env, argv0 string, args []string) error {
+	return offloadBinaryMain(ctx, env, argv0, args, false)
+}
+
+// BareMain runs offload-packager's bare llvm-offload-binary command line
+// ("offload-packager in.pkg --image=..."): OffloadBinaryMain, except that
+// an input without --image writes nothing. It lists what
+// "offload-packager extract" would write from every container and names
+// that command (exit 0), or fails with ErrNoImages as extract does.
+func BareMain(ctx context.Context, env *Env, argv0 string, args []string) error {
+	return offloadBinaryMain(ctx, env, argv0, args, true)
+}
+
+func offloadBinaryMain(ctx context.Context, env *Env, argv0 string, args []string, bare bool) error {
 	prof, err := env.Release(ctx, nil)
 	if err != nil {
 		return err
@@ -80,6 +93,9 @@ func OffloadBinaryMain(ctx context.Context, env *Env, argv0 string, args []strin
 		return errors.New("Packaging to an output file and extracting from an input file are mutually exclusive.")
 	case hasOut:
 		return createAs(ctx, env, prof, output, r.All(obImage))
+	}
+	if bare && !r.Has(obImage) {
+		return Extract(ctx, env, ExtractOptions{Input: r.Positional[0], ListOnly: true})
 	}
 	return Extract(ctx, env, ExtractOptions{Input: r.Positional[0], Images: r.All(obImage), Archive: r.Bool(obArchive), LLVMMessages: true,
 		indexInFile: prof.PackagerIndexInFile()})
