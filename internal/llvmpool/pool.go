@@ -296,11 +296,37 @@ func (g *group) acquire(ctx context.Context) (*helper, error) {
 }
 
 func (g *group) release(h *helper) {
-	if h.dead {
+	switch {
+	case h.dead:
 		g.drop(h)
-		return
+	case h.retired:
+		g.retire(h)
+	default:
+		g.idle <- h
 	}
-	g.idle <- h
+}
+
+// retire ends a helper that is idle and sound but must serve no more
+// requests: its input closes and it exits by itself; its token and job
+// slot are given back once it has.
+func (g *group) retire(h *helper) {
+	h.proc.Stdin.Close()
+	go func() {
+		select {
+		case <-h.proc.Done():
+		case <-time.After(5 * time.Second):
+			h.proc.Kill()
+		}
+		h.proc.Wait()
+		g.mu.Lock()
+		mine := g.all[h] // else Close took it, and gives back its slot
+		delete(g.all, h)
+		g.mu.Unlock()
+		if mine {
+			h.freeSlot()
+		}
+		<-g.tokens
+	}()
 }
 
 func (g *group) drop(h *helper) {
@@ -353,11 +379,13 @@ type helper struct {
 	r       *bufio.Reader
 	buf     []byte
 	dead    bool
+	retired bool // sound, but serves no more requests
 	lib     string
 	version string
 
 	slot     func()        // gives back its job slot (jobs.go)
 	diags    string        // LLVM's warnings with the last response
+	errCtl   byte          // the control field of the last error response (a codegen's), else ctlKeep
 	timeout  time.Duration // of no progress (<= 0: none)
 	timer    *time.Timer   // armed during a request
 	timedOut atomic.Bool
@@ -506,6 +534,10 @@ func (h *helper) response() ([][]byte, error) {
 		h.diags = string(f[0])
 		f = f[1:]
 	default:
+		if len(f) == 2 && len(f[1]) == 1 {
+			h.errCtl = f[1][0] // a codegen's failure
+			f = f[:1]
+		}
 		if len(f) == 1 {
 			return nil, &Error{Msg: string(f[0])}
 		}
@@ -543,6 +575,7 @@ func (h *helper) call(ctx context.Context, req []byte) ([][]byte, error) {
 	stop := context.AfterFunc(ctx, h.proc.Kill)
 	defer stop()
 	h.diags = ""
+	h.errCtl = ctlKeep
 	h.arm()
 	f, err := h.exchange(req)
 	h.disarm()
@@ -644,17 +677,18 @@ var llvmMessage = regexp.MustCompile(`^(LLVM ERROR: |terminate called |Assertion
 
 // do runs one request on a helper of the group for clopts.
 func (p *Pool) do(ctx context.Context, clopts []string, req []byte, warn func(string)) ([][]byte, error) {
-	return p.doRetire(ctx, clopts, req, false, warn)
+	return p.doThen(ctx, clopts, req, warn, nil)
 }
 
-// doRetire is do; with retire, the helper ends after the request instead
-// of serving another.
+// doThen is do; retire, when set, sees the response (its fields, or the
+// error) and says whether the helper ends after it instead of serving
+// another request.
 //
 // LLVM's warnings (a link of modules of different triples or data
 // layouts, backend warnings) go to warn, one line each ("warning:
 // Linking two modules of different target triples: ..."), as LLVM's
 // handler would print them; nil drops them.
-func (p *Pool) doRetire(ctx context.Context, clopts []string, req []byte, retire bool, warn func(string)) ([][]byte, error) {
+func (p *Pool) doThen(ctx context.Context, clopts []string, req []byte, warn func(string), retire func(h *helper, f [][]byte, err error) bool) ([][]byte, error) {
 	if err := p.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -666,14 +700,12 @@ func (p *Pool) doRetire(ctx context.Context, clopts []string, req []byte, retire
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if retire {
-			h.dead = true
-		}
-		g.release(h)
-	}()
 	p.requests.Add(1)
 	f, err := h.call(ctx, req)
+	if retire != nil && !h.dead && retire(h, f, err) {
+		h.retired = true
+	}
+	g.release(h)
 	if warn != nil && h.diags != "" {
 		for _, l := range strings.Split(strings.TrimRight(h.diags, "\n"), "\n") {
 			warn(l)
@@ -810,17 +842,35 @@ type CodegenRequest struct {
 
 // Codegen generates an object file (SPIR-V for spirv* triples).
 //
-// A helper generates SPIR-V once and then ends: LLVM 22's SPIR-V backend
-// keeps its module analysis in a static (SPIRVModuleAnalysis::MAI, made
-// per-pass upstream after 22 by llvm-project PR 160956, issue 160613), so
-// a second module in the same process can get result IDs that collide
-// with the first's: invalid SPIR-V ("Id 2 is defined more than once") for
-// about one request in a hundred. llc compiles one module per process;
-// so does each helper here. Other targets reuse helpers.
+// LLVM 22's SPIR-V backend must not see two modules' MachineFunctions at
+// one address (spirv.go says why and how a helper avoids it). The helper
+// says, with each SPIR-V object, whether it may generate more: it retires
+// after about 64 modules, or after one where its checks do not hold, and
+// a helper whose check fails before a module answers "retry" and the
+// module goes to a fresh one. Other targets reuse helpers.
 func (p *Pool) Codegen(ctx context.Context, r CodegenRequest) ([]byte, error) {
-	f, err := p.doRetire(ctx, r.Options, frame(opCodegen, []byte(r.Name), r.Text, []byte(r.Triple), []byte(r.CPU), []byte(r.Features)), spirvStatic(r.Triple), r.Warn)
-	if err != nil {
-		return nil, err
+	req := frame(opCodegen, []byte(r.Name), r.Text, []byte(r.Triple), []byte(r.CPU), []byte(r.Features))
+	for try := 0; ; try++ {
+		ctl := ctlKeep
+		f, err := p.doThen(ctx, r.Options, req, r.Warn, func(h *helper, f [][]byte, err error) bool {
+			ctl = h.errCtl
+			if err == nil && len(f) == 2 && len(f[1]) == 1 {
+				ctl = f[1][0]
+			}
+			return ctl != ctlKeep
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(f) != 2 {
+			return nil, errors.New("llvmpool: malformed codegen response")
+		}
+		if ctl != ctlRetry {
+			return f[0], nil
+		}
+		// a fresh helper never answers retry to its first module
+		if try > p.cfg.Helpers+1 {
+			return nil, errors.New("llvmpool: no helper could generate SPIR-V safely")
+		}
 	}
-	return f[0], nil
 }

@@ -101,7 +101,7 @@ func Serve(args []string, in io.Reader, out io.Writer) int {
 	if w.Flush() != nil {
 		return 3
 	}
-	s := &server{lib: lib}
+	s := &server{lib: lib, spirv: newSpirvState(lib.Major)}
 	r := bufio.NewReaderSize(in, 1<<16)
 	var buf []byte
 	for {
@@ -113,8 +113,14 @@ func Serve(args []string, in io.Reader, out io.Writer) int {
 			return 3
 		}
 		buf = req
-		res, diags, err := s.handle(req)
+		res, ctl, diags, err := s.handle(req)
+		if ctl != noCtl && err == nil {
+			res = append(res, []byte{ctl})
+		}
 		switch {
+		case err != nil && ctl != noCtl:
+			// a codegen: the control field says what the pool does next
+			w.Write(frame(statusErr, []byte(err.Error()), []byte{ctl}))
 		case err != nil:
 			w.Write(frame(statusErr, []byte(err.Error())))
 		case diags != "":
@@ -164,20 +170,46 @@ func watchParent(ppid int) {
 var requestHook func()
 
 type server struct {
-	lib *llvm.Lib
+	lib   *llvm.Lib
+	spirv *spirvState
 }
+
+// noCtl: a response without a control field (not a codegen).
+const noCtl = 0xff
 
 // handle serves one request; diags are the warnings and notes LLVM
 // reported on the way, one "warning: <message>" line each, as LLVM's own
-// handler prints them (llvm-link's, clang-sycl-linker's).
-func (s *server) handle(req []byte) (res [][]byte, diags string, err error) {
+// handler prints them (llvm-link's, clang-sycl-linker's). A codegen's
+// response ends with a control field, ctl (spirv.go); others have none
+// (noCtl).
+func (s *server) handle(req []byte) (res [][]byte, ctl byte, diags string, err error) {
 	op, f, err := fields(req)
 	if err != nil {
-		return nil, "", err
+		return nil, noCtl, "", err
 	}
 	if requestHook != nil {
 		requestHook()
 	}
+	if op != opCodegen || len(f) != 5 {
+		res, diags, err = s.inContext(op, f)
+		return res, noCtl, diags, err
+	}
+	if !spirvStatic(string(f[2])) {
+		res, diags, err = s.inContext(op, f)
+		return res, ctlKeep, diags, err
+	}
+	// the whole request (its context too) on the thread spirv chooses
+	res, ctl, err = s.spirv.generate(func() ([][]byte, error) {
+		var r [][]byte
+		var e error
+		r, diags, e = s.inContext(op, f)
+		return r, e
+	})
+	return res, ctl, diags, err
+}
+
+// inContext serves one request in a fresh LLVMContext.
+func (s *server) inContext(op byte, f [][]byte) (res [][]byte, diags string, err error) {
 	c := s.lib.NewContext()
 	defer c.Dispose()
 	res, err = s.handleIn(c, op, f)
