@@ -15,7 +15,6 @@ package sycldev
 // replaces.
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -98,7 +97,7 @@ func (d *driver) linkInputs(ctx context.Context, inputs []string, bc string) err
 		}
 		return nil
 	}
-	return d.execWarn(ctx, "llvm-link", append(append([]string{}, inputs...), "-o", bc)...)
+	return d.exec(ctx, d.tools, nil, strings.Join(inputs, ", "), "llvm-link", append(append([]string{}, inputs...), "-o", bc)...)
 }
 
 // llvmWarn prints one of LLVM's warnings as LLVM's handler does
@@ -108,31 +107,6 @@ func (d *driver) llvmWarn(line string) {
 	d.warnMu.Lock()
 	fmt.Fprintln(d.env.Stderr, d.unspillText(line))
 	d.warnMu.Unlock()
-}
-
-// execWarn is d.exec for an LLVM program whose warnings (its standard
-// error's "warning: " and "note: " lines) reach the user when it
-// succeeds, as they do in-process (llvmWarn).
-func (d *driver) execWarn(ctx context.Context, name string, args ...string) error {
-	p, err := d.tool(ctx, name)
-	if err != nil {
-		return err
-	}
-	var stderr bytes.Buffer
-	c := &run.Cmd{Path: p, Args: append([]string{p}, args...), Stderr: &stderr}
-	if err := d.tools.Run(ctx, c); err != nil {
-		var re *run.Error
-		if errors.As(err, &re) && len(re.Stderr) > 0 {
-			return fileErr(name, "%s", firstLines(re.Stderr, 6))
-		}
-		return fileErr(name, "%v", err)
-	}
-	for _, l := range strings.Split(stderr.String(), "\n") {
-		if strings.HasPrefix(l, "warning: ") || strings.HasPrefix(l, "note: ") {
-			d.llvmWarn(l)
-		}
-	}
-	return nil
 }
 
 // readModule writes the text of the linked module to ll: "llvm-dis linked
@@ -148,7 +122,11 @@ func (d *driver) readModule(ctx context.Context, inputs []string, linkFirst bool
 				return err
 			}
 		}
-		return d.exec(ctx, d.tools, nil, "llvm-dis", linked, "-o", ll)
+		file := linked
+		if linkFirst {
+			file = strings.Join(inputs, ", ")
+		}
+		return d.exec(ctx, d.tools, nil, file, "llvm-dis", linked, "-o", ll)
 	}
 	r := llvmpool.LinkRequest{Inputs: []string{linked}, LL: ll}
 	file := linked

@@ -173,13 +173,20 @@ func start(ctx context.Context, o *Options, env *Env, finish func(*driver, []*pa
 			return err
 		}
 	}
+	// a child program that makes no progress for $OFFLOAD_KIT_LLVM_TIMEOUT
+	// is killed, as a helper is (docs/environment.md)
+	limit, err := llvmpool.ParseTimeout(env.Getenv("OFFLOAD_KIT_LLVM_TIMEOUT"))
+	if err != nil {
+		return err
+	}
+	runner := run.Runner(run.Timed{Runner: env.Runner, Timeout: limit})
 	d := &driver{o: o, env: env, from: map[string]string{}}
-	d.tools, d.aot = env.Runner, env.Runner
+	d.tools, d.aot = runner, runner
 	if o.Verbose {
-		d.tools = &run.Printer{Runner: env.Runner, W: env.Stderr}
+		d.tools = &run.Printer{Runner: runner, W: env.Stderr}
 	}
 	if o.Verbose || o.DryRun {
-		d.aot = &run.Printer{Runner: env.Runner, W: env.Stderr, DryRun: o.DryRun}
+		d.aot = &run.Printer{Runner: runner, W: env.Stderr, DryRun: o.DryRun}
 	}
 	d.work = workdir.New(workdir.Options{SaveTemps: o.SaveTemps, KeepDir: filepath.Dir(o.Output), TempRoot: env.TempRoot})
 	defer d.work.Close()
@@ -204,7 +211,15 @@ func (d *driver) tool(ctx context.Context, name string) (string, error) {
 	return "", fileErr(name, "tool not found (searched %s)", where)
 }
 
-func (d *driver) exec(ctx context.Context, r run.Runner, stdout io.Writer, name string, args ...string) error {
+// exec runs the program name with args through r. file names the step's
+// input (the user's files, a part) in an error that LLVM's message does
+// not name: a timeout, a program that printed no error. The program's
+// warnings (its standard error's "warning: " and "note: " lines) reach
+// the user as LLVM prints them, as they do in-process (llvmWarn), when it
+// succeeds and, before the error, when it fails; the error is the rest of
+// its standard error (llvm-dis's "llvm-dis: error: X" naming file, as the
+// in-process step names it).
+func (d *driver) exec(ctx context.Context, r run.Runner, stdout io.Writer, file, name string, args ...string) error {
 	p, err := d.tool(ctx, name)
 	if err != nil {
 		if r != d.aot || !d.o.DryRun {
@@ -212,15 +227,58 @@ func (d *driver) exec(ctx context.Context, r run.Runner, stdout io.Writer, name 
 		}
 		p = name // --dry-run only prints AOT commands
 	}
-	c := &run.Cmd{Path: p, Args: append([]string{p}, args...), Stdout: stdout}
-	if err := r.Run(ctx, c); err != nil {
-		var re *run.Error
-		if errors.As(err, &re) && len(re.Stderr) > 0 {
-			return fileErr(name, "%s", firstLines(re.Stderr, 6))
-		}
-		return fileErr(name, "%v", err)
+	var stderr capped
+	c := &run.Cmd{Path: p, Args: append([]string{p}, args...), Stdout: stdout, Stderr: &stderr}
+	err = r.Run(ctx, c)
+	text := stderr.b.String()
+	if re := (*run.Error)(nil); text == "" && errors.As(err, &re) {
+		text = string(re.Stderr) // a Runner that only reports it
 	}
-	return nil
+	msg := d.forwardWarnings(text)
+	if err == nil {
+		return nil
+	}
+	var te *run.TimeoutError
+	if errors.As(err, &te) || len(msg) == 0 {
+		if file == "" {
+			file = name
+		}
+		return &Error{File: file, Err: err}
+	}
+	for _, prog := range []string{p, name} {
+		if rest, ok := strings.CutPrefix(msg[0], prog+": error: "); ok && file != "" {
+			// "/usr/lib/llvm-22/bin/llvm-dis: error: Invalid bitcode
+			// signature" names no file: name it as the in-process step does
+			msg[0] = file + ": error: " + rest
+			return errors.New(firstLines([]byte(strings.Join(msg, "\n")), 6))
+		}
+	}
+	return fileErr(name, "%s", firstLines([]byte(strings.Join(msg, "\n")), 6))
+}
+
+// forwardWarnings prints the warning and note lines of a program's
+// standard error (llvmWarn) and returns the other non-empty lines.
+func (d *driver) forwardWarnings(stderr string) []string {
+	var rest []string
+	for _, l := range strings.Split(stderr, "\n") {
+		switch {
+		case strings.HasPrefix(l, "warning: "), strings.HasPrefix(l, "note: "):
+			d.llvmWarn(l)
+		case strings.TrimSpace(l) != "":
+			rest = append(rest, l)
+		}
+	}
+	return rest
+}
+
+// capped keeps the first MiB written to it (a program's standard error).
+type capped struct{ b bytes.Buffer }
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := 1<<20 - c.b.Len(); room > 0 {
+		c.b.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
 }
 
 func firstLines(b []byte, n int) string {
@@ -417,7 +475,7 @@ func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) er
 		if err != nil {
 			return err
 		}
-		if err := d.exec(ctx, d.tools, nil, "llvm-link", append([]string{"--only-needed", linked}, append(linkLibs, "-o", withLibs)...)...); err != nil {
+		if err := d.exec(ctx, d.tools, nil, strings.Join(append(append([]string{}, o.Inputs...), linkLibs...), ", "), "llvm-link", append([]string{"--only-needed", linked}, append(linkLibs, "-o", withLibs)...)...); err != nil {
 			return err
 		}
 		linked = withLibs
@@ -518,7 +576,7 @@ func (d *driver) origins(ctx context.Context, inputs []string) (func(string) str
 	table := map[string]string{}
 	for _, in := range inputs {
 		var out bytes.Buffer
-		if err := d.exec(ctx, d.tools, &out, "llvm-nm", "--defined-only", "--format=just-symbols", in); err != nil {
+		if err := d.exec(ctx, d.tools, &out, in, "llvm-nm", "--defined-only", "--format=just-symbols", in); err != nil {
 			return nil, err
 		}
 		for _, s := range strings.Split(out.String(), "\n") {
@@ -670,12 +728,12 @@ func (d *driver) emitPart(ctx context.Context, m *split.Module, x *split.Extract
 			return nil, err
 		}
 		r.ir = nil
-		if err := d.exec(ctx, d.tools, nil, "llc", append(llc, llName, "-o", spv)...); err != nil {
+		if err := d.exec(ctx, d.tools, nil, d.partFile(r), "llc", append(llc, llName, "-o", spv)...); err != nil {
 			return nil, err
 		}
 	}
 	if d.o.SPIRVVal {
-		if err := d.exec(ctx, d.tools, nil, "spirv-val", spv); err != nil {
+		if err := d.exec(ctx, d.tools, nil, d.partFile(r), "spirv-val", spv); err != nil {
 			return nil, err
 		}
 	}
@@ -694,7 +752,7 @@ func (d *driver) emitPart(ctx context.Context, m *split.Module, x *split.Extract
 	}
 	if aot := d.aotCommand(stem, spv); aot != nil {
 		out := aot.out
-		if err := d.exec(ctx, d.aot, nil, aot.tool, aot.args...); err != nil {
+		if err := d.exec(ctx, d.aot, nil, d.partFile(r), aot.tool, aot.args...); err != nil {
 			if !d.o.DryRun {
 				return nil, err
 			}

@@ -383,7 +383,7 @@ func (d *driver) stageCode(ctx context.Context, r *partResult) error {
 	if err != nil {
 		return err
 	}
-	if err := d.exec(ctx, d.tools, nil, "llvm-as", ll, "-o", tmp); err != nil {
+	if err := d.exec(ctx, d.tools, nil, d.partFile(r), "llvm-as", ll, "-o", tmp); err != nil {
 		return err
 	}
 	if !d.work.SaveTemps() {

@@ -3,6 +3,7 @@ package sycldev
 import (
 	"context"
 	"os"
+	"strings"
 
 	"github.com/offload-kit/offload-kit/internal/workdir"
 	"github.com/offload-kit/offload-kit/split"
@@ -35,7 +36,7 @@ func (d *driver) prune(ctx context.Context, m *split.Module) error {
 	if err != nil {
 		return err
 	}
-	if err := d.exec(ctx, d.tools, nil, "llvm-as", ll, "-o", bc); err != nil {
+	if err := d.exec(ctx, d.tools, nil, strings.Join(d.o.Inputs, ", "), "llvm-as", ll, "-o", bc); err != nil {
 		return err
 	}
 	data, err := os.ReadFile(bc)
