@@ -247,7 +247,7 @@ func (s *Set) unknown(opts []Opt, arg, name string) *Error {
 	}
 	sort.Strings(cands)
 	for _, c := range cands {
-		if d := editDistance(name, c); d < bestD {
+		if d := EditDistance(name, c); d < bestD {
 			best, bestD = c, d
 		}
 	}
@@ -257,7 +257,13 @@ func (s *Set) unknown(opts []Opt, arg, name string) *Error {
 	return &Error{Text: text}
 }
 
-func editDistance(a, b string) int {
+// Known reports whether name (without dashes) is one of the set's options
+// or cl::opt's generic ones.
+func (s *Set) Known(name string) bool { return s.find(s.all(), name) != nil }
+
+// EditDistance is the Levenshtein distance between a and b, the measure
+// of LLVM's nearest-option suggestion (and offload-packager's).
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
