@@ -27,30 +27,36 @@ func parseAMDGPU(data []byte) (*Object, error) {
 	o := &Object{Kind: KindAMDGPU}
 	kds := map[string]*Resources{}
 	index := map[string]int{}
+	var funcs []elfSymbol
 	err = f.symbols(func(_ int, s *elfSymbol) {
 		switch {
 		case s.typ() == sttFunc && s.shndx != 0:
-			fn := Function{Name: s.name, Offset: -1, Size: int64(s.size)}
-			if off, _, ok := f.fileRange(s); ok {
-				fn.Offset = int64(off)
-			}
-			if _, dup := index[s.name]; !dup {
-				index[s.name] = len(o.Functions)
-				o.Functions = append(o.Functions, fn)
-			}
+			funcs = append(funcs, *s)
 		case s.typ() == sttObject && strings.HasSuffix(s.name, ".kd") && s.shndx != 0:
 			r := &Resources{}
 			if off, size, ok := f.fileRange(s); ok && size >= kdSize {
 				kd := data[off : off+kdSize]
-				r.LDS = int64(binary.LittleEndian.Uint32(kd[0:]))
-				r.Scratch = int64(binary.LittleEndian.Uint32(kd[4:]))
-				r.Kernarg = int64(binary.LittleEndian.Uint32(kd[8:]))
+				r.set(ResLDS, int64(binary.LittleEndian.Uint32(kd[0:])))
+				r.set(ResScratch, int64(binary.LittleEndian.Uint32(kd[4:])))
+				r.set(ResKernarg, int64(binary.LittleEndian.Uint32(kd[8:])))
 			}
 			kds[strings.TrimSuffix(s.name, ".kd")] = r
 		}
 	})
 	if err != nil {
 		return nil, err
+	}
+	from := f.layoutSizes(funcs)
+	for i := range funcs {
+		s := &funcs[i]
+		fn := Function{Name: s.name, Offset: -1, Size: int64(s.size), SizeFrom: from[i]}
+		if off, _, ok := f.fileRange(s); ok {
+			fn.Offset = int64(off)
+		}
+		if _, dup := index[s.name]; !dup {
+			index[s.name] = len(o.Functions)
+			o.Functions = append(o.Functions, fn)
+		}
 	}
 	for name, r := range kds {
 		if i, ok := index[name]; ok {
@@ -67,7 +73,51 @@ func parseAMDGPU(data []byte) (*Object, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Target == "" {
+		// Metadata written by hand (Tensile's assembly) has no
+		// amdhsa.target: the ELF header names the processor.
+		if id := AMDGPUTargetID(f.flags, f.abiVer); id != "" {
+			o.Target = "amdgcn-amd-amdhsa--" + id
+		}
+	}
 	return o, nil
+}
+
+// amdgpuMach maps EF_AMDGPU_MACH values (e_flags & 0xff) to processor
+// names, as LLVM's BinaryFormat/ELF.h defines them.
+var amdgpuMach = map[uint32]string{
+	0x020: "gfx600", 0x021: "gfx601", 0x022: "gfx700", 0x023: "gfx701", 0x024: "gfx702", 0x025: "gfx703",
+	0x026: "gfx704", 0x028: "gfx801", 0x029: "gfx802", 0x02a: "gfx803", 0x02b: "gfx810", 0x02c: "gfx900",
+	0x02d: "gfx902", 0x02e: "gfx904", 0x02f: "gfx906", 0x030: "gfx908", 0x031: "gfx909", 0x032: "gfx90c",
+	0x033: "gfx1010", 0x034: "gfx1011", 0x035: "gfx1012", 0x036: "gfx1030", 0x037: "gfx1031",
+	0x038: "gfx1032", 0x039: "gfx1033", 0x03a: "gfx602", 0x03b: "gfx705", 0x03c: "gfx805",
+	0x03d: "gfx1035", 0x03e: "gfx1034", 0x03f: "gfx90a", 0x040: "gfx940", 0x041: "gfx1100",
+	0x042: "gfx1013", 0x043: "gfx1150", 0x044: "gfx1103", 0x045: "gfx1036", 0x046: "gfx1101",
+	0x047: "gfx1102", 0x048: "gfx1200", 0x04a: "gfx1151", 0x04b: "gfx941", 0x04c: "gfx942",
+	0x04e: "gfx1201", 0x04f: "gfx950", 0x050: "gfx1152", 0x051: "gfx9-generic", 0x052: "gfx10-1-generic",
+	0x053: "gfx10-3-generic", 0x054: "gfx11-generic", 0x055: "gfx1153", 0x059: "gfx12-generic",
+}
+
+// AMDGPUTargetID is the target ID an AMDGPU ELF header names: the
+// processor of EF_AMDGPU_MACH, then ":sramecc±" and ":xnack±" where the
+// code object (v4 and later: ELF ABI version 2 and up) sets them; "" for
+// an unknown processor.
+func AMDGPUTargetID(flags uint32, abiVersion uint8) string {
+	id, ok := amdgpuMach[flags&0xff]
+	if !ok || abiVersion < 2 {
+		return id
+	}
+	feature := func(name string, v uint32) {
+		switch v {
+		case 2:
+			id += ":" + name + "-"
+		case 3:
+			id += ":" + name + "+"
+		}
+	}
+	feature("sramecc", flags>>10&3) // EF_AMDGPU_FEATURE_SRAMECC_V4: 0xc00
+	feature("xnack", flags>>8&3)    // EF_AMDGPU_FEATURE_XNACK_V4: 0x300
+	return id
 }
 
 // readMetadata reads amdhsa.target and, for each entry of amdhsa.kernels,
@@ -141,23 +191,23 @@ func readKernel(r *mpReader, o *Object, index map[string]int, kds map[string]*Re
 		case !isInt:
 			r.skipItem(v, 3)
 		case key == ".sgpr_count":
-			res.SGPRs = iv
+			res.set(ResSGPRs, iv)
 		case key == ".vgpr_count":
-			res.VGPRs = iv
+			res.set(ResVGPRs, iv)
 		case key == ".agpr_count":
-			res.AGPRs = iv
+			res.set(ResAGPRs, iv)
 		case key == ".sgpr_spill_count":
-			res.SGPRSpills = iv
+			res.set(ResSGPRSpills, iv)
 		case key == ".vgpr_spill_count":
-			res.VGPRSpills = iv
+			res.set(ResVGPRSpills, iv)
 		case key == ".max_flat_workgroup_size":
-			res.MaxThreads = iv
+			res.set(ResMaxThreads, iv)
 		case key == ".group_segment_fixed_size":
 			lds = iv
 		case key == ".private_segment_fixed_size":
 			scratch = iv
 		case key == ".kernarg_segment_size":
-			res.Kernarg = iv
+			res.set(ResKernarg, iv)
 		}
 	}
 	fnName := strings.TrimSuffix(symbol, ".kd")
@@ -173,8 +223,22 @@ func readKernel(r *mpReader, o *Object, index map[string]int, kds map[string]*Re
 	kd := kds[fnName]
 	if kd == nil {
 		// No descriptor symbol: the metadata's sizes stand in.
-		kd = &Resources{LDS: max(lds, 0), Scratch: max(scratch, 0), Kernarg: res.Kernarg}
+		kd = &Resources{}
+		if lds >= 0 {
+			kd.set(ResLDS, lds)
+		}
+		if scratch >= 0 {
+			kd.set(ResScratch, scratch)
+		}
+		if res.Has(ResKernarg) {
+			kd.set(ResKernarg, res.Kernarg)
+		}
 	}
-	res.LDS, res.Scratch, res.Kernarg = kd.LDS, kd.Scratch, kd.Kernarg
+	res.Recorded &^= ResLDS | ResScratch | ResKernarg
+	for _, b := range []ResourceSet{ResLDS, ResScratch, ResKernarg} {
+		if kd.Has(b) {
+			res.set(b, *fieldOf(kd, b))
+		}
+	}
 	fn.Resources = &res
 }

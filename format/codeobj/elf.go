@@ -2,6 +2,8 @@ package codeobj
 
 import (
 	"encoding/binary"
+	"slices"
+	"sort"
 
 	"github.com/offload-kit/offload-kit/format"
 )
@@ -259,4 +261,59 @@ func (f *elfFile) notes(visit func(n note) error) error {
 		}
 	}
 	return nil
+}
+
+// layoutSizes gives each defined function symbol of syms with st_size 0
+// the size its section's layout implies: up to the next function symbol
+// of the same section at a higher address, else to the section's end
+// (hand-written assembly such as Tensile's code objects has no .size
+// directives). It returns where each size comes from.
+func (f *elfFile) layoutSizes(syms []elfSymbol) []SizeSource {
+	from := make([]SizeSource, len(syms))
+	starts := map[uint16][]uint64{}
+	need := false
+	for i := range syms {
+		s := &syms[i]
+		if s.size != 0 {
+			from[i] = SizeSymbol
+			continue
+		}
+		need = true
+	}
+	if !need {
+		return from
+	}
+	for i := range syms {
+		s := &syms[i]
+		if s.typ() == sttFunc && s.shndx != 0 && uint64(s.shndx) < uint64(len(f.sections)) {
+			starts[s.shndx] = append(starts[s.shndx], s.value)
+		}
+	}
+	for k, v := range starts {
+		slices.Sort(v)
+		starts[k] = slices.Compact(v)
+	}
+	for i := range syms {
+		s := &syms[i]
+		if s.size != 0 || s.shndx == 0 || uint64(s.shndx) >= uint64(len(f.sections)) {
+			continue
+		}
+		sec := &f.sections[s.shndx]
+		if sec.typ == shtNobits {
+			continue
+		}
+		end := sec.size
+		if f.typ != 1 { // not ET_REL: values are addresses
+			end += sec.addr
+		}
+		v := starts[s.shndx]
+		if j := sort.Search(len(v), func(j int) bool { return v[j] > s.value }); j < len(v) {
+			end = v[j]
+		}
+		if end > s.value {
+			s.size = end - s.value
+			from[i] = SizeLayout
+		}
+	}
+	return from
 }

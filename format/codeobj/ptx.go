@@ -131,7 +131,7 @@ func ptxFunction(data []byte, p, lineStart int, kernel bool) (*Function, int, er
 		case '}':
 			depth--
 			if depth == 0 && body >= 0 {
-				return &Function{Name: name, Kernel: kernel, Offset: int64(lineStart), Size: int64(q + 1 - lineStart)}, q + 1, nil
+				return &Function{Name: name, Kernel: kernel, Offset: int64(lineStart), Size: int64(q + 1 - lineStart), SizeFrom: SizeText}, q + 1, nil
 			}
 			if depth < 0 {
 				return nil, 0, format.Errorf(int64(q), format.ErrCorrupt, "ptx: unbalanced '}' in %s", name)

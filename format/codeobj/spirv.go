@@ -111,7 +111,7 @@ func parseSPIRV(data []byte) (*Object, error) {
 		if name == "" {
 			name = "%" + itoa(int(f.id))
 		}
-		o.Functions = append(o.Functions, Function{Name: name, Kernel: kernel, Offset: int64(f.start), Size: int64(f.end - f.start)})
+		o.Functions = append(o.Functions, Function{Name: name, Kernel: kernel, Offset: int64(f.start), Size: int64(f.end - f.start), SizeFrom: SizeWords})
 	}
 	return o, nil
 }
