@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -167,5 +168,78 @@ func TestCorruptLoneInput(t *testing.T) {
 		_, _, err := linkWith(t, pool, nil, nil, bad)
 		require.Error(t, err)
 		assert.Equal(t, bad+": error: "+llvmMsg, err.Error())
+	})
+}
+
+// fifoOf makes a FIFO in dir named name that serves data once.
+func fifoOf(t *testing.T, dir, name string, data []byte) string {
+	t.Helper()
+	fifo := filepath.Join(dir, name)
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	go func() {
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			f.Write(data)
+			f.Close()
+		}
+	}()
+	return fifo
+}
+
+// TestStreamLibraries: a -l library and a --device-libs file given as a
+// FIFO, or as /dev/stdin, are read once and link exactly as the same
+// bytes from a regular file, in-process and with child processes. Before,
+// a FIFO lib<name>.a was not found and a --device-libs FIFO could not be
+// mapped to read its triple.
+func TestStreamLibraries(t *testing.T) {
+	dir := t.TempDir()
+	k := syclBitcode(t, dir, "a", srcA)
+	helper := syclBitcode(t, dir, "h", "int shared_helper(int x) { return x * 3; }\n")
+	helperData, err := os.ReadFile(helper)
+	require.NoError(t, err)
+	lib := llvmAs(t, dir, "lib", `target triple = "spirv64"
+
+define spir_func i32 @_Z13shared_helperi(i32 %x) {
+  ret i32 %x
+}
+`)
+	libData, err := os.ReadFile(lib)
+	require.NoError(t, err)
+	linkModes(t, func(t *testing.T, pool *llvmpool.Pool) {
+		t.Run("l", func(t *testing.T) {
+			regular, fifos := t.TempDir(), t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(regular, "libh.bc"), helperData, 0o644))
+			want, se, err := linkWith(t, pool, nil, nil, k, "-L"+regular, "-lh")
+			require.NoError(t, err, se)
+			without, _, err := linkWith(t, pool, nil, nil, k)
+			require.NoError(t, err)
+			require.NotEqual(t, without, want, "the library is linked")
+			fifoOf(t, fifos, "libh.bc", helperData)
+			got, se, err := linkWith(t, pool, nil, nil, k, "-L"+fifos, "-lh")
+			require.NoError(t, err, se)
+			assert.Equal(t, want, got)
+		})
+		t.Run("device-libs", func(t *testing.T) {
+			want, se, err := linkWith(t, pool, nil, nil, "--device-libs="+lib, k)
+			require.NoError(t, err, se)
+			without, _, err := linkWith(t, pool, nil, nil, k)
+			require.NoError(t, err)
+			require.NotEqual(t, without, want, "the library is linked")
+			fifo := fifoOf(t, t.TempDir(), "lib.bc", libData)
+			got, se, err := linkWith(t, pool, nil, nil, "--device-libs="+fifo, k)
+			require.NoError(t, err, se)
+			assert.Equal(t, want, got)
+			f, err := os.Open(lib)
+			require.NoError(t, err)
+			defer f.Close()
+			withStdin(t, f, func() {
+				got, se, err = linkWith(t, pool, nil, nil, "--device-libs=/dev/stdin", k)
+			})
+			require.NoError(t, err, se)
+			assert.Equal(t, want, got)
+			// a bad library from a FIFO is named as given
+			fifo = fifoOf(t, t.TempDir(), "bad.bc", []byte("junk\n"))
+			_, _, err = linkWith(t, pool, nil, nil, "--device-libs="+fifo, k)
+			assert.EqualError(t, err, fifo+": expected top-level entity")
+		})
 	})
 }

@@ -36,7 +36,10 @@ func streamInput(name string) bool { return llvmpool.Stream(name) != llvmpool.No
 // first bytes and a helper or llvm-link would reopen the name: a helper
 // reopening /dev/stdin reads its own request pipe and hangs, and a pipe
 // reopened gives an empty module (an image without kernels, exit 0).
-func (d *driver) spill(name string) (string, error) {
+//
+// A device library (lib) is copied whatever its type: LLVM's IR reader
+// reports what is wrong with it, as with a regular file.
+func (d *driver) spill(name string, lib bool) (string, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return "", fileErr(name, "%v", errors.Unwrap(err))
@@ -59,7 +62,7 @@ func (d *driver) spill(name string) (string, error) {
 	case format.KindELF, format.KindCOFF:
 		ext = "o"
 	default:
-		if !isTextIR(head) {
+		if !lib && !isTextIR(head) {
 			return "", fileErr(name, "Unsupported file type")
 		}
 		ext = "ll"

@@ -300,7 +300,7 @@ func (d *driver) input(name string) ([]string, error) {
 	path := name
 	if streamInput(name) {
 		var err error
-		if path, err = d.spill(name); err != nil {
+		if path, err = d.spill(name, false); err != nil {
 			return nil, err
 		}
 	}
@@ -386,11 +386,17 @@ func (d *driver) extractBitcode(name string) ([]string, error) {
 	return out, nil
 }
 
+// resolveLib finds -l<name> as lib<name>.a or lib<name>.bc in the library
+// paths. A pipe or device found so (a FIFO, a link to /dev/stdin) is read
+// once into the work directory (spill), like such an input.
 func (d *driver) resolveLib(name string) (string, error) {
 	for _, dir := range d.o.LibraryPaths {
 		for _, f := range []string{"lib" + name + ".a", "lib" + name + ".bc"} {
 			p := filepath.Join(dir, f)
-			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			if st, err := os.Stat(p); err == nil && !st.IsDir() {
+				if streamInput(p) {
+					return d.spill(p, false)
+				}
 				return p, nil
 			}
 		}
@@ -398,16 +404,26 @@ func (d *driver) resolveLib(name string) (string, error) {
 	return "", fileErr("-l"+name, "library not found (searched lib%s.a and lib%s.bc in %d library paths)", name, name, len(d.o.LibraryPaths))
 }
 
+// resolveDeviceLib finds a --device-libs file: an absolute name as it is,
+// else in the library paths. A pipe or device (a FIFO, /dev/stdin,
+// /dev/fd/N) is read once into the work directory (spill): its triple is
+// read, then llvm-link reads it, and neither may consume the other's bytes.
 func (d *driver) resolveDeviceLib(name string) (string, error) {
+	found := func(p string) (string, error) {
+		if streamInput(p) {
+			return d.spill(p, true)
+		}
+		return p, nil
+	}
 	if filepath.IsAbs(name) {
 		if _, err := os.Stat(name); err == nil {
-			return name, nil
+			return found(name)
 		}
 	}
 	for _, dir := range d.o.LibraryPaths {
 		p := filepath.Join(dir, name)
 		if _, err := os.Stat(p); err == nil {
-			return p, nil
+			return found(p)
 		}
 	}
 	return "", fmt.Errorf("'%s' SYCL device library file is not found.", name)
