@@ -108,12 +108,16 @@ func (d *driver) openCache() {
 	if maxSize < 0 {
 		maxSize = DefaultCacheMaxSize
 	}
+	group := o.CacheSharedGroup // the option wins over the variable
+	if group == "" {
+		group = d.getenv(cacheSharedGroupEnv)
+	}
 	copt := cache.Options{
 		Dir: o.CacheDir, MaxSize: maxSize, Remote: o.CacheRemote,
 		RemoteReadOnly: o.CacheRemoteReadOnly, Timeout: o.CacheTimeout,
 		Warn:        func(msg string) { d.warnf("%s", msg) },
 		Now:         d.env.Now,
-		SharedGroup: d.getenv(cacheSharedGroupEnv),
+		SharedGroup: group,
 	}
 	if o.CacheToolStat {
 		copt.Identity = cache.IdentifyByStat

@@ -517,3 +517,42 @@ func TestCacheSharedGroupEnvironment(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o770)|os.ModeSetgid|os.ModeDir, st.Mode())
 }
+
+// TestCacheSharedGroupOption: --cache-shared-group=<group> admits a 2770
+// setgid directory of that group, under the same rule as the variable, and
+// wins over $OFFLOAD_KIT_CACHE_SHARED_GROUP both ways: the option's group
+// is the one checked.
+func TestCacheSharedGroupOption(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give the directory to group users")
+	}
+	dir := testDir(t)
+	clang := fakeClangFile(t)
+	cacheDir := filepath.Join(t.TempDir(), "shared")
+	require.NoError(t, os.Mkdir(cacheDir, 0o700))
+	require.NoError(t, os.Chown(cacheDir, 0, 100)) // Debian's "users"
+	require.NoError(t, os.Chmod(cacheDir, 0o770|os.ModeSetgid))
+	var links atomic.Int32
+	link := func(env map[string]string, group string) string {
+		args := []string{"--linker-path=/usr/bin/ld", "--clang-path=" + clang, "--cache-dir=" + cacheDir, "-o", "$D/app", "$D/lib_main.o", "$D/libdev.a"}
+		if group != "" {
+			args = append([]string{"--cache-shared-group=" + group}, args...)
+		}
+		inv := invokeIn(t, dir, env, countingHandler(&links), args...)
+		require.NoError(t, inv.err, inv.stderr.String())
+		return inv.stderr.String()
+	}
+	refused := "not using the device-link cache " + cacheDir + ": " + cacheDir + ": "
+	assert.Contains(t, link(nil, ""), refused+"writable by group")
+	assert.NotContains(t, link(nil, "users"), "warning")
+	assert.NotContains(t, link(nil, "100"), "warning", "a group number")
+	assert.Equal(t, int32(2), links.Load(), "uncached, then a miss, then a hit")
+	// the option wins over the variable, both ways
+	assert.NotContains(t, link(map[string]string{cacheSharedGroupEnv: "nogroup"}, "users"), "warning")
+	assert.Contains(t, link(map[string]string{cacheSharedGroupEnv: "users"}, "nogroup"), refused)
+	_, err := ParseArgs([]string{"--cache-shared-group=", "a.o"})
+	assert.EqualError(t, err, "--cache-shared-group=: expected a group name or number")
+	o, err := ParseArgs([]string{"--cache-shared-group=users", "a.o"})
+	require.NoError(t, err)
+	assert.Equal(t, "users", o.CacheSharedGroup)
+}

@@ -88,6 +88,7 @@ const (
 	optCacheRemoteReadOnly  optable.ID = "cache_remote_read_only"
 	optCacheTimeout         optable.ID = "cache_timeout"
 	optCacheSecretFile      optable.ID = "cache_secret_file"
+	optCacheSharedGroup     optable.ID = "cache_shared_group"
 	optCacheToolCheck       optable.ID = "cache_tool_check"
 	optNoCache              optable.ID = "no_cache"
 	optMaxInflated          optable.ID = "max_inflated"
@@ -188,6 +189,7 @@ var optionList = append(optable.HelpOptions(d2), []optable.Option{
 	{ID: optCacheRemoteReadOnly, Prefixes: d2, Name: "cache-remote-read-only", Kind: optable.Flag, Flags: WrapperOnly, Extension: true, Help: "Read from the remote cache but never upload (default: $OFFLOAD_KIT_CACHE_REMOTE_READ_ONLY=1)"},
 	{ID: optCacheTimeout, Prefixes: d2, Name: "cache-timeout=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "<duration>", Help: "Give up on the remote cache after this long without progress (connect, answer, or between bytes; default 5s)"},
 	{ID: optCacheSecretFile, Prefixes: d2, Name: "cache-secret-file=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "<file>", Help: "Authenticate cache entries with the secret in <file>; only holders of it can write entries others accept (default: $OFFLOAD_KIT_CACHE_SECRET_FILE)"},
+	{ID: optCacheSharedGroup, Prefixes: d2, Name: "cache-shared-group=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "<group>", Help: "Accept a --cache-dir shared by <group> (name or number): group-owned, setgid, mode 2770; every member can write entries all trust (default: $OFFLOAD_KIT_CACHE_SHARED_GROUP)"},
 	{ID: optCacheToolCheck, Prefixes: d2, Name: "cache-tool-check=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "content|stat", Help: "Identify tools in cache keys by their contents (default) or by path, size and modification time"},
 	{ID: optNoCache, Prefixes: d2, Name: "no-cache", Kind: optable.Flag, Flags: WrapperOnly, Extension: true, Help: "Do not use the device-link cache"},
 	{ID: optSYCLRegistration, Prefixes: d2, Name: "sycl-registration=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "descriptor|blob|blob-atexit", Help: "How SYCL images are registered: LLVM 22's __sycl_register_lib(descriptor) (default), or LLVM main's __sycl_register_lib(blob, size) with a destructor (blob) or atexit (blob-atexit)"},
@@ -273,11 +275,15 @@ type Options struct {
 	// CacheRemoteHeaders are --cache-remote-header values ("Name: value"),
 	// CacheRemoteReadOnly is --cache-remote-read-only, CacheTimeout is
 	// --cache-timeout (0: the cache's default), CacheSecretFile is
-	// --cache-secret-file and CacheToolStat is --cache-tool-check=stat.
+	// --cache-secret-file, CacheSharedGroup is --cache-shared-group (a
+	// group that may share the cache directory, cache.Options.SharedGroup;
+	// when empty the driver reads $OFFLOAD_KIT_CACHE_SHARED_GROUP from its
+	// environment) and CacheToolStat is --cache-tool-check=stat.
 	CacheRemoteHeaders  []string
 	CacheRemoteReadOnly bool
 	CacheTimeout        time.Duration
 	CacheSecretFile     string
+	CacheSharedGroup    string
 	CacheToolStat       bool
 	// Summary prints the phase table and cache statistics at exit
 	// (--wrapper-verbose; cmd/ also sets it for OFFLOAD_KIT_VERBOSE=1).
@@ -449,6 +455,11 @@ func ParseArgs(args []string) (*Options, error) {
 			o.CacheTimeout = d
 		case optCacheSecretFile:
 			o.CacheSecretFile = v
+		case optCacheSharedGroup:
+			if v == "" {
+				return nil, fmt.Errorf("--cache-shared-group=: expected a group name or number")
+			}
+			o.CacheSharedGroup = v
 		case optCacheToolCheck:
 			stat, ok := toolChecks.Lookup(v)
 			if !ok {
