@@ -5,12 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/offload-kit/offload-kit/internal/cli"
+	"github.com/offload-kit/offload-kit/internal/cli/clopt"
 	"github.com/offload-kit/offload-kit/internal/driver/bundler"
 	"github.com/offload-kit/offload-kit/internal/driver/packager"
 	"github.com/offload-kit/offload-kit/internal/phase"
@@ -78,6 +82,38 @@ func runCtx(ctx context.Context, argv0 string, args []string, stdin io.Reader, s
 	return cli.Main(root, "offload-packager", args, stderr)
 }
 
+// docDir is where the documents the help texts cite are: the installed
+// share/doc/offload-kit beside the binary's bin/ directory (make install,
+// the .deb), or docs/ beside the bin/ of a source tree (make build); ""
+// when neither is found. The man pages name the install's directory
+// (man.go).
+var docDir = findDocDir()
+
+func findDocDir() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	if p, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = p
+	}
+	bin := filepath.Dir(exe)
+	for _, d := range []string{filepath.Join(bin, "..", "share", "doc", "offload-kit"), filepath.Join(bin, "..", "docs")} {
+		if st, err := os.Stat(filepath.Join(d, "dump-json.md")); err == nil && st.Mode().IsRegular() {
+			return filepath.Clean(d)
+		}
+	}
+	return ""
+}
+
+// docRef names the document name (a file of docs/) for a help text.
+func docRef(name string) string {
+	if docDir != "" {
+		return filepath.Join(docDir, name)
+	}
+	return "share/doc/offload-kit/" + name + " of the installation"
+}
+
 // runF receives the parsed options of a subcommand; nil runs the driver.
 type runF func(cmd string, opts any) error
 
@@ -94,8 +130,8 @@ it behaves exactly like LLVM 22's llvm-offload-binary; invoked as
 clang-offload-bundler, like that tool.
 
 Which command line applies: the first argument (after -v/--verbose)
-decides. A subcommand name (create, extract, dump, embed, bundle, help,
-completion) runs that subcommand; -h, --help or --version, or no argument
+decides. A subcommand name (create, extract, dump, kernels, embed, bundle,
+help, completion) runs that subcommand; -h, --help or --version, or no argument
 at all, is offload-packager's own; anything else makes the whole command
 line llvm-offload-binary's, exactly as that name takes it:
 
@@ -106,14 +142,17 @@ line llvm-offload-binary's, exactly as that name takes it:
 arguments are replaced by the file's arguments everywhere, with LLVM's
 rules. The subcommands take GNU-style options (--all, -d DIR); create and
 bundle take LLVM's (-o, --image=..., -type=o), as the tools they stand
-for.`,
+for. A bare input file without --image writes nothing: it lists what
+"offload-packager extract FILE" would write. A mistyped command or option
+is an error naming the nearest one.
+
+Documentation: ` + docRef("") + `.`,
 		Version: version.Kit(),
 		Args:    cobra.NoArgs,
 	}
+	root.SuggestionsMinimumDistance = 2
 	root.SetVersionTemplate(version.Line("offload-packager") + "\n")
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &cli.FlagError{Err: err}
-	})
+	root.SetFlagErrorFunc(flagError)
 	call := func(name string, opts any, real func() error) error {
 		if rf != nil {
 			return rf(name, opts)
@@ -167,11 +206,22 @@ every file an entry), =2 the version 2 layout; --compress=zstd|zlib
 	extract := &cobra.Command{
 		Use:   "extract INPUT [--image=KEY=VALUE,...]... [--triple=T] [--arch=A] [--kind=K] [--archive] [-d DIR]",
 		Short: "Extract device images from a package, object or archive",
-		Long: `Extracts images from a raw package, an ELF/COFF object, an LLVM bitcode host
-or an archive. With no filter every image is written to
-<stem>-<triple>-<arch>.<index>.<ext> and its name printed. --image filters use
-llvm-offload-binary's syntax (file=NAME picks the output name); --triple,
---arch and --kind are shorthands for one filter.`,
+		Long: `Extracts device images from a raw package, an ELF/COFF object, an LLVM
+bitcode host, an archive, a bundle, a fatbin or an HCF file, and prints
+each name written ("Extracted: NAME"). With no filter every image is
+written, named by its container:
+  OffloadBinary image   <stem>-<triple>-<arch>.<index>.<ext> (llvm-offload-binary's names)
+  bundle entry          <file>.<bundle>.<entry ID> (llvm-objdump --offloading's names)
+  fatbin entry          <file>.fatbin<f>.<entry>.<sm_NN>.<cubin|ptx>
+  HCF image             <stem>.<image>.<bc|spv|ptx|bin>
+<file> is the input's (or archive member's) name, <stem> that name without
+its extension. Fatbin entries are written as cuobjdump -xelf/-xptx writes
+them: compressed ones (zstd, LZ4; CUDA 12.8 and later compress by
+default) decompressed, PTX without its terminating NUL; --raw writes the
+compressed stream as stored instead. An input without device images is
+an error. --image filters use llvm-offload-binary's syntax (file=NAME
+picks the output name); --triple, --arch and --kind are shorthands for
+one filter. Details: ` + docRef("extract.md") + `.`,
 		Args: cobra.ExactArgs(1),
 		Example: `  offload-packager extract app.o
   offload-packager extract libdev.a --kind=openmp --arch=generic -d out/
@@ -196,6 +246,7 @@ llvm-offload-binary's syntax (file=NAME picks the output name); --triple,
 	extract.Flags().StringVar(&exTriple, "triple", "", "only images with this triple")
 	extract.Flags().StringVar(&exArch, "arch", "", "only images with this arch")
 	extract.Flags().StringVar(&exKind, "kind", "", "only images of this offload kind (openmp, cuda, hip, sycl)")
+	extract.Flags().BoolVar(&ex.Raw, "raw", false, "write compressed fatbin entries as stored (the zstd or LZ4 stream) instead of decompressed")
 	extract.Flags().StringVarP(&exDir, "output-dir", "d", "", "directory for the extracted files (default: current)")
 
 	var do packager.DumpOptions
@@ -212,9 +263,9 @@ does not list follow as "OFFLOAD BUNDLE [b] ENTRY [e]:" blocks.
 --extract-bundles adds llvm-objdump's side effect instead: each bundle
 entry is written to <file>.<bundle>.<entry ID> ("Extracting offload
 bundle: ..."). --all adds every key and value, sizes, offsets and nested
-containers; --json prints the schema documented in docs/dump-json.md. Only
-headers are read for listing, so time and memory do not grow with payload
-size.`,
+containers; --json prints the schema documented in ` + docRef("dump-json.md") + `.
+Only headers are read for listing, so time and memory do not grow with
+payload size.`,
 		Args:    cobra.MinimumNArgs(1),
 		Example: "  offload-packager dump app.o libdev.a\n  offload-packager dump --json a.out",
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -223,7 +274,7 @@ size.`,
 		},
 	}
 	dump.Flags().BoolVar(&do.All, "all", false, "print every key and value, sizes and offsets")
-	dump.Flags().BoolVar(&do.JSON, "json", false, "print JSON (docs/dump-json.md)")
+	dump.Flags().BoolVar(&do.JSON, "json", false, "print JSON ("+docRef("dump-json.md")+")")
 	dump.Flags().BoolVar(&do.ExtractBundles, "extract-bundles", false, "write bundle entries to <file>.<bundle>.<entry ID> as llvm-objdump --offloading does")
 	var noExtract bool // accepted for compatibility: listing never writes
 	dump.Flags().BoolVar(&noExtract, "no-extract", false, "")
@@ -251,12 +302,23 @@ fat objects.`,
 	embed.Flags().StringVarP(&eo.Output, "output", "o", "", "output object")
 
 	bundle := &cobra.Command{
-		Use:                "bundle <clang-offload-bundler arguments>",
-		Short:              "clang-offload-bundler: bundle, unbundle and list bundles",
-		DisableFlagParsing: true,
+		Use:   "bundle -type=T -targets=... -input=... -output=... [-unbundle | -list]",
+		Short: "clang-offload-bundler: bundle, unbundle and list bundles",
+		Long: `Runs clang-offload-bundler's command line, with that tool's options and
+behaviour (LLVM 22): -type=o|a|bc|ll|s|i|..., -targets=KIND-TRIPLE-ARCH,...,
+-input=F (one per target), -output=F, and -unbundle or -list;
+"offload-packager bundle --help" lists every option. Details: ` + docRef("bundle.md") + `.`,
+		Example: `  offload-packager bundle -type=o -targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a -input=host.o -input=dev.o -output=fat.o
+  offload-packager bundle -type=o -list -input=fat.o`,
+		DisableFlagParsing:    true,
+		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return call("bundle", args, func() error {
-				return bundlerMain(cmd.Context(), env, "offload-packager", args)
+				// The bundler's own help and messages name the
+				// subcommand ("USAGE: offload-packager bundle
+				// [options]"); errors keep the tool's prefix.
+				benv := &bundler.Env{Env: *env}
+				return bundler.Main(cmd.Context(), benv, "offload-packager bundle", args)
 			})
 		},
 	}
@@ -275,7 +337,7 @@ fat objects.`,
 				}
 			}
 			return call("llvm-offload-binary", args, func() error {
-				return packager.OffloadBinaryMain(cmd.Context(), env, "offload-packager", args)
+				return packager.BareMain(cmd.Context(), env, "offload-packager", args)
 			})
 		},
 	}
@@ -325,6 +387,9 @@ func dispatch(root *cobra.Command, args []string) ([]string, error) {
 	default:
 		sub, _, err := root.Find([]string{a})
 		if err != nil || sub == root || sub.Name() == bareCmd {
+			if err := suggest(root, a); err != nil {
+				return nil, err
+			}
 			return append([]string{bareCmd}, args...), nil
 		}
 		if !sub.DisableFlagParsing {
@@ -334,6 +399,110 @@ func dispatch(root *cobra.Command, args []string) ([]string, error) {
 		}
 		return args, nil
 	}
+}
+
+// suggest is the check of a first argument that names no subcommand
+// before it is taken as llvm-offload-binary's command line: an argument
+// that is neither a file nor that tool's option, but is a typo of a
+// subcommand ("dumpp", "kernal") or of a subcommand's option ("--al"),
+// is an error that names the nearest one, as cobra and LLVM suggest.
+func suggest(root *cobra.Command, a string) error {
+	if name, ok := strings.CutPrefix(a, "-"); ok {
+		name = strings.TrimPrefix(name, "-")
+		name, _, _ = strings.Cut(name, "=")
+		if name == "" || packager.OffloadBinaryOption(name) || root.Flags().Lookup(name) != nil || root.PersistentFlags().Lookup(name) != nil {
+			return nil
+		}
+		var cands []string
+		for _, c := range visibleCommands(root) {
+			c.Flags().VisitAll(func(f *pflag.Flag) {
+				if !f.Hidden && f.Name != "help" && f.Name != "version" {
+					cands = append(cands, c.CommandPath()[len(root.Name())+1:]+" --"+f.Name)
+				}
+			})
+		}
+		best := nearestFlag(name, cands)
+		if best == "" {
+			return nil
+		}
+		// A typo of llvm-offload-binary's own options gets LLVM's message,
+		// which suggests the nearest of them.
+		_, opt, _ := strings.Cut(best, "--")
+		for _, o := range []string{"o", "image", "archive"} {
+			if clopt.EditDistance(name, o) <= clopt.EditDistance(name, opt) {
+				return nil
+			}
+		}
+		return &cli.FlagError{Err: fmt.Errorf("unknown option '%s'; did you mean '%s'?", a, best)}
+	}
+	if strings.ContainsAny(a, "/.") {
+		return nil // a path ("./dump" is the input file named dump)
+	}
+	if _, err := os.Stat(a); err == nil {
+		return nil // an input file, even if named like a typo
+	}
+	if s := root.SuggestionsFor(a); len(s) > 0 {
+		return &cli.FlagError{Err: fmt.Errorf("'%s' is neither a command nor a file; did you mean '%s'?", a, strings.Join(s, "' or '"))}
+	}
+	return nil
+}
+
+// visibleCommands lists the subcommands under c (nested ones too) that
+// help shows.
+func visibleCommands(c *cobra.Command) []*cobra.Command {
+	var out []*cobra.Command
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() && !sub.DisableFlagParsing {
+			out = append(out, sub)
+			out = append(out, visibleCommands(sub)...)
+		}
+	}
+	return out
+}
+
+// nearestFlag returns the candidate ("--name", or "cmd --name") whose
+// option name is nearest to name, if it is at most two edits away, as
+// cobra's command suggestions, and at most one edit per two characters
+// of name (so that "--foo" suggests nothing); "" otherwise. Ties go to
+// the first candidate.
+func nearestFlag(name string, cands []string) string {
+	best, bestD := "", 3
+	for _, c := range cands {
+		_, opt, _ := strings.Cut(c, "--")
+		if d := clopt.EditDistance(name, opt); d < bestD && 2*d <= len(name) {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// flagError is every subcommand's flag error: a FlagError that names the
+// nearest option of the command for an unknown one.
+func flagError(c *cobra.Command, err error) error {
+	name := ""
+	msg := err.Error()
+	if n, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
+		name = n
+	} else if n, ok := strings.CutPrefix(msg, "unknown shorthand flag: "); ok {
+		// "'a' in -al": the whole word may be a long option with one dash.
+		if _, word, ok := strings.Cut(n, " in -"); ok {
+			name, _, _ = strings.Cut(word, "=")
+		}
+	}
+	if name != "" {
+		var cands []string
+		add := func(f *pflag.Flag) {
+			if !f.Hidden {
+				cands = append(cands, "--"+f.Name)
+			}
+		}
+		c.Flags().VisitAll(add)
+		c.InheritedFlags().VisitAll(add)
+		if best := nearestFlag(name, cands); best != "" {
+			err = fmt.Errorf("%s; did you mean %s?", msg, best)
+		}
+	}
+	return &cli.FlagError{Err: err}
 }
 
 // checkOneDash finds a long option of cmd given with one dash before "--".

@@ -159,7 +159,7 @@ func TestDispatch(t *testing.T) {
 		{[]string{"--image=kind=hip", "dump"}, "llvm-offload-binary", []string{"--image=kind=hip", "dump"}},
 		{[]string{"-image=kind=hip", "-archive", "in.a"}, "llvm-offload-binary", []string{"-image=kind=hip", "-archive", "in.a"}},
 		{[]string{"--", "-o"}, "llvm-offload-binary", []string{"--", "-o"}},
-		{[]string{"dumpp"}, "llvm-offload-binary", []string{"dumpp"}},
+		{[]string{"dumpy.o"}, "llvm-offload-binary", []string{"dumpy.o"}},
 		{[]string{"dump", "a.o"}, "dump", packager.DumpOptions{Files: []string{"a.o"}}},
 		{[]string{"-v", "dump", "--json", "a.o"}, "dump", packager.DumpOptions{Files: []string{"a.o"}, JSON: true}},
 		{[]string{"extract", "a.o"}, "extract", packager.ExtractOptions{Input: "a.o"}},
@@ -620,4 +620,62 @@ func TestResponseFileToolParity(t *testing.T) {
 			assert.Greater(t, len(ta), len(files), "something was written")
 		})
 	}
+}
+
+// TestSuggestions: a mistyped subcommand or option is one error line
+// naming the nearest one (exit 1), never an llvm-offload-binary command
+// line that fails for another reason or writes files; an existing file
+// of that name is still an input, and typos of llvm-offload-binary's own
+// options keep LLVM's message (TestBareSyntaxParity).
+func TestSuggestions(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"dumpp", "x.o"}, "'dumpp' is neither a command nor a file; did you mean 'dump'?"},
+		{[]string{"kernal", "x.o"}, "'kernal' is neither a command nor a file; did you mean 'kernels'?"},
+		{[]string{"extrct"}, "'extrct' is neither a command nor a file; did you mean 'extract'?"},
+		{[]string{"--al", "x.o"}, "unknown option '--al'; did you mean 'dump --all'?"},
+		{[]string{"--jsn", "x.o"}, "unknown option '--jsn'; did you mean 'dump --json'?"},
+		{[]string{"dump", "--al", "x.o"}, "unknown flag: --al; did you mean --all?"},
+		{[]string{"dump", "-al", "x.o"}, "unknown shorthand flag: 'a' in -al; did you mean --all?"},
+		{[]string{"extract", "--rw", "x.o"}, "unknown flag: --rw; did you mean --raw?"},
+		{[]string{"dump", "--frobnicate", "x.o"}, "unknown flag: --frobnicate"},
+	} {
+		out, errb, code := runIn(t, t.TempDir(), "offload-packager", c.args...)
+		assert.Equal(t, 1, code, "%q", c.args)
+		assert.Empty(t, out, "%q", c.args)
+		assert.Equal(t, "offload-packager: error: "+c.want+"\n", errb, "%q", c.args)
+	}
+	// A file named like a typo is an input.
+	dir := seed(t, map[string]string{"dumpp": "text"})
+	_, errb, code := runIn(t, dir, "offload-packager", "dumpp")
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "offload-packager: error: dumpp: no device images\n", errb)
+}
+
+// TestBareListsOnly: "offload-packager FILE" without --image writes
+// nothing, lists what extract would write and exits 0.
+func TestBareListsOnly(t *testing.T) {
+	fb, err := os.ReadFile("../../format/fatbin/testdata/elf_ptx_zstd.fatbin")
+	require.NoError(t, err)
+	dir := seed(t, map[string]string{"x.fatbin": string(fb)})
+	out, errb, code := runIn(t, dir, "offload-packager", "x.fatbin")
+	assert.Equal(t, 0, code, errb)
+	assert.Equal(t, "x.fatbin holds 2 device images; nothing was written. 'offload-packager extract x.fatbin' writes:\n"+
+		"  x.fatbin.fatbin0.0.sm_90.cubin\n  x.fatbin.fatbin0.1.sm_90.ptx\n", out)
+	assert.Equal(t, map[string]string{"x.fatbin": string(fb)}, tree(t, dir))
+}
+
+// TestBundleHelpUsage: bundle --help shows the subcommand's usage line.
+func TestBundleHelpUsage(t *testing.T) {
+	out, _, code := runIn(t, t.TempDir(), "offload-packager", "bundle", "--help")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, "\nUSAGE: offload-packager bundle [options]\n")
+	help, _, _ := runIn(t, t.TempDir(), "offload-packager", "help", "bundle")
+	assert.Contains(t, help, "offload-packager bundle -type=T -targets=")
+	assert.NotContains(t, help, "<clang-offload-bundler arguments>")
+	root, _, _ := runIn(t, t.TempDir(), "offload-packager", "--help")
+	assert.Regexp(t, `(?m)^  kernels +Per-kernel`, root)
+	assert.Contains(t, root, "(create, extract, dump, kernels, embed, bundle,")
 }

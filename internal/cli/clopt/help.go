@@ -78,13 +78,15 @@ func (s *Set) WriteHelp(w io.Writer, categorized, hidden bool) {
 
 // Act does what the help or version option that ended parsing
 // (r.Action) asks for, printing to w; it reports whether there was one.
-// --version prints offload-kit's version line for the program.
+// --version prints offload-kit's version line for the program (the tool
+// of a subcommand's Prog, "offload-packager bundle").
 func (s *Set) Act(w io.Writer, r *Result) bool {
 	switch r.Action {
 	case "":
 		return false
 	case Version:
-		fmt.Fprintln(w, version.Line(s.Prog))
+		tool, _, _ := strings.Cut(s.Prog, " ")
+		fmt.Fprintln(w, version.Line(tool))
 	default:
 		s.WriteHelp(w, r.Action == Help || r.Action == HelpHidden, r.Action == HelpHidden || r.Action == HelpListHidden)
 	}

@@ -162,3 +162,7 @@ func ParseCreate(prog string, args []string) (CreateOptions, error) {
 	}
 	return o, nil
 }
+
+// OffloadBinaryOption reports whether name (without dashes) is an option
+// of llvm-offload-binary's command line.
+func OffloadBinaryOption(name string) bool { return offloadBinaryOpts("", "").Known(name) }
