@@ -187,8 +187,15 @@ func dumpFile(ctx context.Context, env *Env, name string, opt DumpOptions) (Dump
 	// (the line is printed even when what follows fails, as there), then
 	// the containers in its other sections.
 	object := func(origin, base string, data []byte, k format.Kind) error {
-		eo, err := elfembed.Parse(data)
-		if err != nil {
+		var eo *elfembed.Object
+		var err error
+		if isCOFFUnknownMachine(data) {
+			eo, data, err = parseCOFFUnknownMachine(data)
+			if err != nil {
+				return err
+			}
+			k = format.KindCOFF
+		} else if eo, err = elfembed.Parse(data); err != nil {
 			return errors.New("The file was not recognized as a valid object file: " + err.Error())
 		}
 		obj := DumpObject{Name: origin, Format: fileFormatName(eo)}
@@ -228,11 +235,15 @@ func dumpFile(ctx context.Context, env *Env, name string, opt DumpOptions) (Dump
 				data = m.Data
 			}
 			mk := format.Identify(data)
+			if isCOFFUnknownMachine(data) {
+				mk = format.KindCOFF
+			}
 			switch mk {
 			case format.KindELF, format.KindCOFF:
-				// objdump names a member's bundle files after the member.
+				// objdump names a member's bundle files after the member,
+				// and its errors too ('member.o': ..., not lib.a(member.o)).
 				if err := object(origin, m.Name, data, mk); err != nil {
-					return df, fmt.Errorf("%s: %s", origin, err)
+					return df, fmt.Errorf("'%s': %s", m.Name, err)
 				}
 			case format.KindCOFFImport:
 				// A short import member of an import library: objdump
@@ -249,8 +260,20 @@ func dumpFile(ctx context.Context, env *Env, name string, opt DumpOptions) (Dump
 					return df, fmt.Errorf("%s: %s", origin, err)
 				}
 				emit(obj)
+			case format.KindBitcode:
+				// llvm-objdump skips bitcode members; dump lists those
+				// that carry offload images (-flto fat objects), as it
+				// lists a bitcode file, and skips the others (device
+				// libraries), so that their listing stays llvm-objdump's.
+				bins, err := scan.Images(data, mk, scan.Options{})
+				if err != nil {
+					return df, fmt.Errorf("'%s': %s", m.Name, llvmText(err))
+				}
+				if len(bins) > 0 {
+					emit(DumpObject{Name: origin, Format: "llvm bitcode", DumpContents: DumpContents{Images: l.images(bins)}})
+				}
 			default:
-				return df, fmt.Errorf("%s: The file was not recognized as a valid object file", origin)
+				// Not an object: llvm-objdump skips the member silently.
 			}
 		}
 	case format.KindELF, format.KindCOFF:
@@ -288,6 +311,12 @@ func dumpFile(ctx context.Context, env *Env, name string, opt DumpOptions) (Dump
 		}
 		fmt.Fprintf(env.Stderr, "%s: warning: '%s': %s\n", env.Tool, name, df.Warning)
 	default:
+		if isCOFFUnknownMachine(in.data) {
+			if err := object(name, name, in.data, format.KindCOFF); err != nil {
+				return df, fmt.Errorf("'%s': %s", name, err)
+			}
+			break
+		}
 		// Not objects, so llvm-objdump rejects them; we list their entries.
 		c, err := l.parse(in.data, 0)
 		if err != nil {

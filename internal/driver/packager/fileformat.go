@@ -1,12 +1,15 @@
 package packager
 
 import (
+	"bytes"
 	"debug/elf"
 	"debug/macho"
 	"encoding/binary"
+	"errors"
 	"strings"
 
 	"github.com/offload-kit/offload-kit/elfembed"
+	"github.com/offload-kit/offload-kit/format"
 )
 
 // fileFormatName is the "file format" string llvm-objdump prints (LLVM's
@@ -119,3 +122,52 @@ var (
 		macho.CpuPpc64: "Mach-O 64-bit ppc64",
 	}
 )
+
+// isCOFFUnknownMachine reports what LLVM's identify_magic takes for a COFF
+// object with machine IMAGE_FILE_MACHINE_UNKNOWN: at least 4 bytes that
+// start with two zero bytes and are none of the other formats that do
+// (bigobj, import members, Windows resources). A zero-filled file is one:
+// llvm-objdump prints "file format coff-<unknown arch>" for it and
+// nothing else, and dump does the same.
+func isCOFFUnknownMachine(data []byte) bool {
+	return len(data) >= 4 && data[0] == 0 && data[1] == 0 &&
+		format.Identify(data) == format.KindUnknown &&
+		!bytes.HasPrefix(data, winResMagic)
+}
+
+// winResMagic starts a Windows resource file (COFF::WinResMagic).
+var winResMagic = []byte("\x00\x00\x00\x00\x20\x00\x00\x00\xff\xff\x00\x00\xff\xff\x00\x00")
+
+// errCOFFEOF is LLVM's message for a COFF header or table that runs past
+// the end of the file.
+var errCOFFEOF = errors.New("The end of the file was unexpectedly encountered")
+
+// parseCOFFUnknownMachine reads a COFF object with machine 0, which
+// elfembed (like the linkers) does not take for an object: it parses a
+// copy whose machine is i386 (32-bit, as LLVM reads unknown machines)
+// and reports machine 0 again, so the file format is LLVM's
+// "coff-<unknown arch>". The copy holds only the header when there is
+// nothing else to read (no sections, no symbol table), so a large
+// zero-filled file costs nothing. The returned data is what the
+// object's sections point into.
+func parseCOFFUnknownMachine(data []byte) (*elfembed.Object, []byte, error) {
+	if len(data) < 20 {
+		return nil, nil, errCOFFEOF
+	}
+	n := len(data)
+	nsec, symPtr, opt := binary.LittleEndian.Uint16(data[2:]), binary.LittleEndian.Uint32(data[8:]), int(binary.LittleEndian.Uint16(data[16:]))
+	if nsec == 0 && symPtr == 0 {
+		n = min(n, 20+opt)
+	}
+	c := append([]byte(nil), data[:n]...)
+	binary.LittleEndian.PutUint16(c, 0x14c)
+	eo, err := elfembed.Parse(c)
+	if err != nil {
+		if errors.Is(err, format.ErrTruncated) {
+			return nil, nil, errCOFFEOF
+		}
+		return nil, nil, errors.New("The file was not recognized as a valid object file: " + err.Error())
+	}
+	eo.Machine = 0
+	return eo, c, nil
+}
