@@ -80,14 +80,17 @@ func TestKernelsFlags(t *testing.T) {
 	assert.Equal(t, packager.KernelsOptions{Files: []string{"a.so", "b.a"}, JSON: true, Sort: "regs", Top: 5, Families: true, Duplicates: true, HTML: "map.html"}, opts)
 	_, opts, err = parse(t, "kernels", "x.o")
 	require.NoError(t, err)
-	assert.Equal(t, packager.KernelsOptions{Files: []string{"x.o"}, Sort: "size"}, opts, "defaults")
+	assert.Equal(t, packager.KernelsOptions{Files: []string{"x.o"}, Sort: "size", Top: packager.DefaultTop}, opts, "defaults")
+	_, opts, err = parse(t, "kernels", "--all", "--arch", "gfx90a,sm_100f", "x.o")
+	require.NoError(t, err)
+	assert.Equal(t, packager.KernelsOptions{Files: []string{"x.o"}, Sort: "size", Arch: []string{"gfx90a", "sm_100f"}}, opts, "--all")
 	for _, sort := range []string{"size", "name", "regs", "lds", "scratch"} {
 		_, opts, err = parse(t, "kernels", "--sort="+sort, "x.o")
 		require.NoError(t, err)
 		assert.Equal(t, sort, opts.(packager.KernelsOptions).Sort)
 	}
 	var fe *cli.FlagError
-	for _, args := range [][]string{{"kernels", "--sort=bytes", "x.o"}, {"kernels", "--top=-1", "x.o"}, {"kernels", "--top=x", "x.o"}, {"kernels", "--bogus", "x.o"}} {
+	for _, args := range [][]string{{"kernels", "--sort=bytes", "x.o"}, {"kernels", "--top=-1", "x.o"}, {"kernels", "--top=x", "x.o"}, {"kernels", "--bogus", "x.o"}, {"kernels", "--all", "--top=3", "x.o"}} {
 		cmd, _, err = parse(t, args...)
 		assert.ErrorAs(t, err, &fe, "%v", args)
 		assert.Empty(t, cmd, "%v: the driver is not called", args)
@@ -98,8 +101,12 @@ func TestKernelsFlags(t *testing.T) {
 	cmd, opts, err = parse(t, "kernels", "diff", "--json", "--top", "3", "old.so", "new.so")
 	require.NoError(t, err)
 	assert.Equal(t, "kernels diff", cmd)
-	assert.Equal(t, KernelsDiffOptions{A: "old.so", B: "new.so", JSON: true, Top: 3}, opts)
-	for _, args := range [][]string{{"kernels", "diff", "a.so"}, {"kernels", "diff", "a", "b", "c"}, {"kernels", "diff", "--top=-2", "a", "b"}} {
+	assert.Equal(t, KernelsDiffOptions{A: "old.so", B: "new.so", Format: "json", Top: 3}, opts)
+	_, opts, err = parse(t, "kernels", "diff", "--format=md", "--all", "--fail-on", "spills>0,regs+8,size+5%", "--budget-file", "b.txt", "old.so", "new.so")
+	require.NoError(t, err)
+	assert.Equal(t, KernelsDiffOptions{A: "old.so", B: "new.so", Format: "md", FailOn: "spills>0,regs+8,size+5%", BudgetFile: "b.txt"}, opts)
+	for _, args := range [][]string{{"kernels", "diff", "a.so"}, {"kernels", "diff", "a", "b", "c"}, {"kernels", "diff", "--top=-2", "a", "b"},
+		{"kernels", "diff", "--format=xml", "a", "b"}, {"kernels", "diff", "--fail-on=spills>x", "a", "b"}, {"kernels", "diff", "--fail-on=bytes+1", "a", "b"}} {
 		cmd, _, err = parse(t, args...)
 		assert.Error(t, err, "%v", args)
 		assert.Empty(t, cmd)

@@ -24,18 +24,24 @@ import (
 )
 
 // KernelsSchema is the version of the kernels --json document
-// (docs/kernels-json.md).
-const KernelsSchema = 1
+// (docs/kernels-json.md). 2: machine code and PTX/IR bytes apart, a
+// function's size_from, resources with exactly the recorded keys.
+const KernelsSchema = 2
+
+// DefaultTop is how many rows of the function table the text report
+// prints unless told otherwise (--top N, --all).
+const DefaultTop = 25
 
 // KernelsOptions selects what the kernels view reports.
 type KernelsOptions struct {
 	Files      []string
 	JSON       bool
-	Sort       string // size (default), name, regs, lds, scratch
-	Top        int    // rows of the kernel table; 0 = all
-	Families   bool   // group template instances by their un-parameterised name
-	Duplicates bool   // hash code to find identical kernels and images
-	HTML       string // write a self-contained treemap here
+	Sort       string   // size (default), name, regs, lds, scratch
+	Top        int      // rows of the function, family and duplicate tables; 0 = all
+	Arch       []string // only images of these target IDs or processors (gfx90a matches gfx90a:xnack+)
+	Families   bool     // group template instances by their un-parameterised name
+	Duplicates bool     // hash code to find identical kernels and images
+	HTML       string   // write a self-contained treemap here
 }
 
 // KernelsReport is the whole --json document.
@@ -62,6 +68,9 @@ type KernelImage struct {
 	Arch      string `json:"arch"`
 	ImageKind string `json:"image_kind"` // object, cubin, ptx, spirv, bitcode, ...
 	CodeKind  string `json:"code_kind,omitempty"`
+	// CodeClass is "machine" (AMDGPU ISA, NVIDIA SASS, host code) or
+	// "ir" (PTX text, SPIR-V, LLVM bitcode); "" when nothing was parsed.
+	CodeClass string `json:"code_class,omitempty"`
 	Target    string `json:"target,omitempty"` // what the code object itself says
 	Size      int64  `json:"size"`             // bytes stored
 	// Uncompressed is the decoded size of a compressed payload (fatbin
@@ -84,6 +93,7 @@ type KernelFunction struct {
 	Family    string             `json:"family"` // demangled without template arguments and parameters
 	Kernel    bool               `json:"kernel"`
 	Size      int64              `json:"size"`
+	SizeFrom  string             `json:"size_from"` // symbol, layout, text, words, bitcode, unknown
 	Resources *codeobj.Resources `json:"resources,omitempty"`
 
 	hash uint64
@@ -103,7 +113,9 @@ type KernelTotal struct {
 	Images    int    `json:"images,omitempty"`
 	Functions int    `json:"functions"`
 	Kernels   int    `json:"kernels"`
-	Bytes     int64  `json:"bytes"` // code bytes
+	Bytes     int64  `json:"bytes"`         // machine_bytes + ir_bytes
+	Machine   int64  `json:"machine_bytes"` // of machine code images
+	IR        int64  `json:"ir_bytes"`      // of PTX, SPIR-V and bitcode images
 	Stored    int64  `json:"stored,omitempty"`
 }
 
@@ -114,6 +126,9 @@ func Kernels(ctx context.Context, env *Env, opt KernelsOptions) error {
 	rep, err := kernelsReport(ctx, env, opt.Files, opt.Duplicates)
 	if err != nil && !opt.JSON {
 		return err
+	}
+	if len(opt.Arch) > 0 {
+		filterArchs(rep, opt.Arch)
 	}
 	if opt.HTML != "" && err == nil {
 		if herr := writeTreemap(env, opt.HTML, rep); herr != nil {
@@ -126,10 +141,82 @@ func Kernels(ctx context.Context, env *Env, opt KernelsOptions) error {
 		if eerr := enc.Encode(rep); eerr != nil {
 			return eerr
 		}
+		if err == nil {
+			err = imageErrors(rep)
+		}
 		return err
 	}
 	printKernels(env.Stdout, rep, opt)
+	return imageErrors(rep)
+}
+
+// imageErrors is the error that makes the exit status 1 when an image
+// could not be read (damaged, or over the decode limit): the report is
+// printed, and this names how many and the first.
+func imageErrors(rep *KernelsReport) error {
+	n, total := 0, 0
+	var first string
+	for _, f := range rep.Files {
+		for _, img := range f.Images {
+			total++
+			if img.Error != "" {
+				if n == 0 {
+					first = fmt.Sprintf("%s: %s: %s", img.Object, img.Container, img.Error)
+				}
+				n++
+			}
+		}
+	}
+	switch {
+	case n == 1:
+		return fmt.Errorf("%s", first)
+	case n > 1:
+		return fmt.Errorf("%d of %d images could not be read; the first: %s", n, total, first)
+	}
 	return nil
+}
+
+// filterArchs keeps the images whose target ID or processor is one of
+// archs, and recomputes the totals and duplicates.
+func filterArchs(rep *KernelsReport, archs []string) {
+	for fi := range rep.Files {
+		f := &rep.Files[fi]
+		kept := f.Images[:0]
+		for _, img := range f.Images {
+			a := arch(&img)
+			if slices.Contains(archs, a) || slices.Contains(archs, processor(a)) {
+				kept = append(kept, img)
+			}
+		}
+		f.Images = kept
+	}
+	rep.Totals = totals(rep)
+	if rep.Duplicates != nil {
+		rep.Duplicates = findDuplicates(rep)
+	}
+}
+
+// KernelsArchs lists the targets of the images in the files (for shell
+// completion): errors are ignored, nothing is printed.
+func KernelsArchs(ctx context.Context, env *Env, files []string) []string {
+	quiet := *env
+	quiet.Stdout, quiet.Stderr, quiet.Progress, quiet.Phases = io.Discard, io.Discard, nil, nil
+	rep, _ := kernelsReport(ctx, &quiet, files, false)
+	seen := map[string]bool{}
+	var out []string
+	if rep == nil {
+		return nil
+	}
+	for _, f := range rep.Files {
+		for i := range f.Images {
+			if a := arch(&f.Images[i]); !seen[a] {
+				seen[a] = true
+				out = append(out, a)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // kernelsReport walks the files with dump's walker and parses every
@@ -234,6 +321,9 @@ func collectImages(l *lister, object, prefix string, c *DumpContents, jobs *[]ke
 			if e.Kind == "host" {
 				continue // the host entry of a HIP bundle is empty
 			}
+			if a := fat.arch(e.Index); a != "" && strings.HasPrefix(a, e.Arch) {
+				e.Arch = a // sm_100f, sm_90a
+			}
 			switch {
 			case e.Compression != "" && e.Compression != "none":
 				img := add(where, e, nil)
@@ -318,7 +408,7 @@ func parseImage(img *KernelImage, data []byte, dups bool, names *nameCache) {
 		img.hash, img.hashLen, img.hashed = d.Sum64(), int64(len(data)), true
 	}
 	if format.Identify(data) == format.KindBitcode {
-		img.CodeKind = "bitcode"
+		img.CodeKind, img.CodeClass = "bitcode", classIR
 		syms, err := bitcode.Symbols(data)
 		if err != nil {
 			img.Error = err.Error()
@@ -328,7 +418,7 @@ func parseImage(img *KernelImage, data []byte, dups bool, names *nameCache) {
 			if s.IsUndefined() || !s.IsExecutable() {
 				continue
 			}
-			img.Functions = append(img.Functions, names.function(s.Name, false, 0, nil))
+			img.Functions = append(img.Functions, names.function(s.Name, false, 0, codeobj.SizeUnknown, nil))
 		}
 		return
 	}
@@ -342,10 +432,10 @@ func parseImage(img *KernelImage, data []byte, dups bool, names *nameCache) {
 		img.Error = err.Error()
 		return
 	}
-	img.CodeKind, img.Target = string(o.Kind), o.Target
+	img.CodeKind, img.Target, img.CodeClass = string(o.Kind), o.Target, codeClass(o.Kind)
 	for i := range o.Functions {
 		fn := &o.Functions[i]
-		kf := names.function(fn.Name, fn.Kernel, fn.Size, fn.Resources)
+		kf := names.function(fn.Name, fn.Kernel, fn.Size, fn.SizeFrom, fn.Resources)
 		if dups {
 			if code := fn.Code(data); code != nil {
 				var d xxhash.Digest
@@ -366,7 +456,7 @@ type nameCache struct {
 	m  map[string][2]string
 }
 
-func (c *nameCache) function(name string, kernel bool, size int64, r *codeobj.Resources) KernelFunction {
+func (c *nameCache) function(name string, kernel bool, size int64, from codeobj.SizeSource, r *codeobj.Resources) KernelFunction {
 	c.mu.Lock()
 	v, ok := c.m[name]
 	c.mu.Unlock()
@@ -376,8 +466,31 @@ func (c *nameCache) function(name string, kernel bool, size int64, r *codeobj.Re
 		c.m[name] = v
 		c.mu.Unlock()
 	}
-	return KernelFunction{Name: name, Demangled: v[0], Family: v[1], Kernel: kernel, Size: size, Resources: r}
+	sf := string(from)
+	if from == codeobj.SizeUnknown {
+		sf = "unknown"
+	}
+	return KernelFunction{Name: name, Demangled: v[0], Family: v[1], Kernel: kernel, Size: size, SizeFrom: sf, Resources: r}
 }
+
+// The code classes of an image: what its bytes are.
+const (
+	classMachine = "machine" // AMDGPU ISA, NVIDIA SASS, host code
+	classIR      = "ir"      // PTX text, SPIR-V, LLVM bitcode
+)
+
+func codeClass(k codeobj.Kind) string {
+	switch k {
+	case codeobj.KindPTX, codeobj.KindSPIRV:
+		return classIR
+	}
+	return classMachine
+}
+
+// sizeKnown reports whether a function's size is known (a bitcode
+// function without a body size, a symbol without st_size in a NOBITS
+// section are not).
+func (fn *KernelFunction) sizeKnown() bool { return fn.SizeFrom != "unknown" }
 
 // demangled is the demangled name and the family: the name without
 // template arguments and parameters.
@@ -422,7 +535,7 @@ func totals(rep *KernelsReport) KernelTotals {
 			for _, t := range []*KernelTotal{at, ft} {
 				t.Images++
 				t.Stored += img.Size
-				t.Bytes += img.CodeBytes
+				t.add(img, img.CodeBytes)
 				t.Functions += len(img.Functions)
 			}
 			for _, fn := range img.Functions {
@@ -433,7 +546,7 @@ func totals(rep *KernelsReport) KernelTotals {
 					byFam[key] = t
 				}
 				t.Functions++
-				t.Bytes += fn.Size
+				t.add(img, fn.Size)
 				if fn.Kernel {
 					t.Kernels++
 					at.Kernels++
@@ -456,6 +569,16 @@ func totals(rep *KernelsReport) KernelTotals {
 	}
 	sortTotals(fams)
 	return KernelTotals{ByArch: list(byArch), ByFamily: fams, ByFile: list(byFile)}
+}
+
+// add counts n code bytes of img's class.
+func (t *KernelTotal) add(img *KernelImage, n int64) {
+	t.Bytes += n
+	if img.CodeClass == classIR {
+		t.IR += n
+	} else {
+		t.Machine += n
+	}
 }
 
 func sortTotals(t []KernelTotal) {
@@ -490,12 +613,7 @@ func rows(rep *KernelsReport) []kernelRow {
 	return out
 }
 
-func res(fn *KernelFunction) codeobj.Resources {
-	if fn.Resources == nil {
-		return codeobj.Resources{}
-	}
-	return *fn.Resources
-}
+func res(fn *KernelFunction) codeobj.Resources { return *resOf(fn.Resources) }
 
 func sortRows(rs []kernelRow, by string) {
 	key := func(r kernelRow) int64 {
@@ -553,7 +671,7 @@ func table(w io.Writer, header []string, rows [][]string) {
 	}
 	for _, r := range rows {
 		for i, c := range r {
-			numeric[i] = numeric[i] && strings.Trim(c, "0123456789-+/") == ""
+			numeric[i] = numeric[i] && strings.Trim(c, "0123456789-+/?%.") == ""
 		}
 	}
 	for _, r := range append([][]string{header}, rows...) {
@@ -575,12 +693,59 @@ func table(w io.Writer, header []string, rows [][]string) {
 	}
 }
 
-func num(v int64) string {
-	if v == 0 {
-		return "-"
+// dash marks a value the code object does not record (unknown, not 0).
+const dash = "-"
+
+// sizeCols are a size's MACHINE and PTX/IR cells: the size in its
+// class's column, "-" in the other; "?" when the size is unknown.
+func sizeCols(class string, n int64, known bool) (machine, ir string) {
+	v := fmt.Sprint(n)
+	if !known {
+		v = "?"
+	}
+	if class == classIR {
+		return dash, v
+	}
+	return v, dash
+}
+
+// resCell is a recorded resource's value, or "-".
+func resCell(r *codeobj.Resources, bit codeobj.ResourceSet, v int64) string {
+	if !r.Has(bit) {
+		return dash
 	}
 	return fmt.Sprint(v)
 }
+
+// regsCell is AMDGPU's SGPR/VGPR/AGPR counts (AGPR "-" where the
+// metadata has none) or NVIDIA's register count.
+func regsCell(r *codeobj.Resources) string {
+	switch {
+	case r.Has(codeobj.ResRegisters):
+		return fmt.Sprint(r.Registers)
+	case r.Has(codeobj.ResSGPRs | codeobj.ResVGPRs):
+		return fmt.Sprintf("%d/%d/%s", r.SGPRs, r.VGPRs, resCell(r, codeobj.ResAGPRs, r.AGPRs))
+	}
+	return dash
+}
+
+func spillsCell(r *codeobj.Resources) string {
+	if !r.Has(codeobj.ResSGPRSpills) && !r.Has(codeobj.ResVGPRSpills) {
+		return dash
+	}
+	return resCell(r, codeobj.ResSGPRSpills, r.SGPRSpills) + "/" + resCell(r, codeobj.ResVGPRSpills, r.VGPRSpills)
+}
+
+// kernelsLegend explains the columns of the text report.
+const kernelsLegend = `
+MACHINE: bytes of machine code (AMDGPU ISA, NVIDIA SASS, host code). PTX/IR: bytes of PTX text,
+SPIR-V or LLVM bitcode (a function's size_from in --json says how it was measured).
+REGS: AMDGPU SGPR/VGPR/AGPR counts (.sgpr_count/.vgpr_count/.agpr_count of the metadata note);
+NVIDIA registers per thread (cuobjdump -res-usage's REG). SPILLS: AMDGPU SGPR/VGPR spill counts.
+LDS: AMDGPU group segment / NVIDIA static shared memory; SCRATCH: private segment / local frame,
+bytes per work-item; MAXTHR: the largest work-group (block) the kernel allows.
+"-": not recorded by the code object (unknown, not zero); "0": recorded as zero; "?": size unknown.
+`
 
 func printKernels(w io.Writer, rep *KernelsReport, opt KernelsOptions) {
 	// Images.
@@ -592,7 +757,7 @@ func printKernels(w io.Writer, rep *KernelsReport, opt KernelsOptions) {
 			if what == "" {
 				what = img.ImageKind
 			}
-			unc := "-"
+			unc := dash
 			if img.Uncompressed > 0 {
 				unc = fmt.Sprint(img.Uncompressed)
 			}
@@ -600,26 +765,31 @@ func printKernels(w io.Writer, rep *KernelsReport, opt KernelsOptions) {
 			if img.Error != "" {
 				note = "error: " + img.Error
 			}
-			ir = append(ir, []string{arch(img), what, fmt.Sprint(img.Size), unc, fmt.Sprint(len(img.Functions)), fmt.Sprint(img.CodeBytes),
+			m, x := dash, dash
+			if img.CodeClass != "" {
+				m, x = sizeCols(img.CodeClass, img.CodeBytes, true)
+			}
+			ir = append(ir, []string{arch(img), what, fmt.Sprint(img.Size), unc, fmt.Sprint(len(img.Functions)), m, x,
 				strings.TrimSpace(img.Object + ": " + img.Container + " " + note)})
 		}
 	}
 	fmt.Fprintf(w, "IMAGES (%d)\n", len(ir))
-	table(w, []string{"ARCH", "KIND", "STORED", "UNCOMPRESSED", "FUNCS", "CODE", "WHERE"}, ir)
+	table(w, []string{"ARCH", "KIND", "STORED", "UNCOMPRESSED", "FUNCS", "MACHINE", "PTX/IR", "WHERE"}, ir)
 
 	// Functions, or families.
 	rs := rows(rep)
+	shown, total, what := 0, 0, "functions"
 	if opt.Families {
 		type fam struct {
-			arch, name      string
-			n, kernels      int
-			bytes, maxBytes int64
+			arch, name, class string
+			n, kernels        int
+			bytes, maxBytes   int64
 		}
-		m := map[[2]string]*fam{}
+		m := map[[3]string]*fam{}
 		for _, r := range rs {
-			k := [2]string{arch(r.img), r.fn.Family}
+			k := [3]string{arch(r.img), r.fn.Family, r.img.CodeClass}
 			if m[k] == nil {
-				m[k] = &fam{arch: k[0], name: k[1]}
+				m[k] = &fam{arch: k[0], name: k[1], class: k[2]}
 			}
 			f := m[k]
 			f.n++
@@ -637,67 +807,76 @@ func printKernels(w io.Writer, rep *KernelsReport, opt KernelsOptions) {
 			if fs[i].bytes != fs[j].bytes {
 				return fs[i].bytes > fs[j].bytes
 			}
-			return fs[i].name+fs[i].arch < fs[j].name+fs[j].arch
+			return fs[i].name+fs[i].arch+fs[i].class < fs[j].name+fs[j].arch+fs[j].class
 		})
+		total, what = len(fs), "families"
 		if opt.Top > 0 && len(fs) > opt.Top {
 			fs = fs[:opt.Top]
 		}
+		shown = len(fs)
 		var fr [][]string
 		for _, f := range fs {
-			fr = append(fr, []string{fmt.Sprint(f.bytes), f.arch, fmt.Sprint(f.n), fmt.Sprint(f.kernels), fmt.Sprint(f.maxBytes), f.name})
+			mc, xc := sizeCols(f.class, f.bytes, true)
+			fr = append(fr, []string{mc, xc, f.arch, fmt.Sprint(f.n), fmt.Sprint(f.kernels), fmt.Sprint(f.maxBytes), f.name})
 		}
-		fmt.Fprintf(w, "\nFAMILIES (%d)\n", len(m))
-		table(w, []string{"BYTES", "ARCH", "FUNCS", "KERNELS", "LARGEST", "FAMILY"}, fr)
+		fmt.Fprintf(w, "\nFAMILIES (%d", len(m))
+		if shown < total {
+			fmt.Fprintf(w, ", largest %d", shown)
+		}
+		fmt.Fprintln(w, ")")
+		table(w, []string{"MACHINE", "PTX/IR", "ARCH", "FUNCS", "KERNELS", "LARGEST", "FAMILY"}, fr)
 	} else {
 		sortRows(rs, opt.Sort)
-		n := len(rs)
+		total = len(rs)
 		if opt.Top > 0 && len(rs) > opt.Top {
 			rs = rs[:opt.Top]
 		}
+		shown = len(rs)
 		var kr [][]string
 		for _, r := range rs {
-			x := res(r.fn)
-			regs := "-"
-			switch {
-			case x.Registers > 0:
-				regs = fmt.Sprint(x.Registers)
-			case x.SGPRs+x.VGPRs > 0:
-				regs = fmt.Sprintf("%d/%d/%d", x.SGPRs, x.VGPRs, x.AGPRs)
-			}
-			spills := "-"
-			if x.SGPRSpills+x.VGPRSpills > 0 {
-				spills = fmt.Sprintf("%d/%d", x.SGPRSpills, x.VGPRSpills)
-			}
+			x := r.fn.Resources
 			k := "func"
 			if r.fn.Kernel {
 				k = "kernel"
 			}
-			kr = append(kr, []string{fmt.Sprint(r.fn.Size), arch(r.img), k, regs, num(x.LDS), num(x.Scratch), spills, num(x.MaxThreads), r.fn.Demangled})
+			mc, xc := sizeCols(r.img.CodeClass, r.fn.Size, r.fn.sizeKnown())
+			kr = append(kr, []string{mc, xc, arch(r.img), k, regsCell(x), resCell(x, codeobj.ResLDS, resOf(x).LDS),
+				resCell(x, codeobj.ResScratch, resOf(x).Scratch), spillsCell(x), resCell(x, codeobj.ResMaxThreads, resOf(x).MaxThreads), r.fn.Demangled})
 		}
-		fmt.Fprintf(w, "\nFUNCTIONS (%d", n)
-		if len(rs) < n {
-			fmt.Fprintf(w, ", top %d by %s", len(rs), orDefault(opt.Sort, "size"))
+		fmt.Fprintf(w, "\nFUNCTIONS (%d", total)
+		if shown < total {
+			fmt.Fprintf(w, ", top %d by %s", shown, orDefault(opt.Sort, "size"))
 		}
 		fmt.Fprintln(w, ")")
-		table(w, []string{"SIZE", "ARCH", "TYPE", "REGS", "LDS", "SCRATCH", "SPILLS", "MAXTHR", "NAME"}, kr)
+		table(w, []string{"MACHINE", "PTX/IR", "ARCH", "TYPE", "REGS", "LDS", "SCRATCH", "SPILLS", "MAXTHR", "NAME"}, kr)
+	}
+	if shown < total {
+		fmt.Fprintf(w, "%d of %d %s; --all for all, --top N for more\n", shown, total, what)
 	}
 
 	// Totals.
-	var tr [][]string
-	for _, t := range rep.Totals.ByArch {
-		tr = append(tr, []string{fmt.Sprint(t.Bytes), fmt.Sprint(t.Stored), fmt.Sprint(t.Images), fmt.Sprint(t.Functions), fmt.Sprint(t.Kernels), t.Key})
+	tot := func(title, key string, ts []KernelTotal) {
+		var tr [][]string
+		for _, t := range ts {
+			tr = append(tr, []string{fmt.Sprint(t.Machine), fmt.Sprint(t.IR), fmt.Sprint(t.Stored), fmt.Sprint(t.Images), fmt.Sprint(t.Functions), fmt.Sprint(t.Kernels), t.Key})
+		}
+		fmt.Fprintln(w, "\n"+title)
+		table(w, []string{"MACHINE", "PTX/IR", "STORED", "IMAGES", "FUNCS", "KERNELS", key}, tr)
 	}
-	fmt.Fprintln(w, "\nTOTALS BY ARCH")
-	table(w, []string{"BYTES", "STORED", "IMAGES", "FUNCS", "KERNELS", "ARCH"}, tr)
-	tr = nil
-	for _, t := range rep.Totals.ByFile {
-		tr = append(tr, []string{fmt.Sprint(t.Bytes), fmt.Sprint(t.Stored), fmt.Sprint(t.Images), fmt.Sprint(t.Functions), fmt.Sprint(t.Kernels), t.Key})
-	}
-	fmt.Fprintln(w, "\nTOTALS BY FILE")
-	table(w, []string{"BYTES", "STORED", "IMAGES", "FUNCS", "KERNELS", "FILE"}, tr)
+	tot("TOTALS BY ARCH", "ARCH", rep.Totals.ByArch)
+	tot("TOTALS BY FILE", "FILE", rep.Totals.ByFile)
 	if d := rep.Duplicates; d != nil {
 		printDuplicates(w, d, opt.Top)
 	}
+	fmt.Fprint(w, kernelsLegend)
+}
+
+// resOf is r, or zero resources for nil.
+func resOf(r *codeobj.Resources) *codeobj.Resources {
+	if r == nil {
+		return &codeobj.Resources{}
+	}
+	return r
 }
 
 func orDefault(s, d string) string {

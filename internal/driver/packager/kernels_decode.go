@@ -32,15 +32,33 @@ type fatbinSource struct {
 	done   bool
 }
 
+// parse reads the container's headers, once.
+func (f *fatbinSource) parse() {
+	if !f.done {
+		f.done = true
+		f.parsed, f.err = fatbin.ParseFile(f.data)
+	}
+}
+
+// arch is entry i's target as its header names it (sm_100f, sm_90a:
+// the listing's SM number drops the suffix), or "" if unknown.
+func (f *fatbinSource) arch(i int) string {
+	if f == nil || f.data == nil {
+		return ""
+	}
+	f.parse()
+	if f.err != nil || i < 0 || i >= len(f.parsed.Entries) {
+		return ""
+	}
+	return f.parsed.Entries[i].Arch()
+}
+
 // decoder returns the function that decodes entry i's image.
 func (f *fatbinSource) decoder(i int) func() ([]byte, error) {
 	if f == nil || f.data == nil {
 		return func() ([]byte, error) { return nil, errors.New("compressed payload not stored plainly") }
 	}
-	if !f.done {
-		f.done = true
-		f.parsed, f.err = fatbin.ParseFile(f.data)
-	}
+	f.parse()
 	if f.err != nil {
 		err := f.err
 		return func() ([]byte, error) { return nil, err }

@@ -1,11 +1,12 @@
 package packager
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
+	"strings"
 )
 
 // Duplicates lists identical code found by kernels --duplicates.
@@ -22,15 +23,26 @@ type Duplicates struct {
 	ImageBytesSaved  int64 `json:"image_bytes_saved"`
 }
 
-// DupKernel is one function found more than once.
+// DupKernel is one function body found more than once: in several
+// images, or under several names (foo<char> and foo<unsigned char> often
+// compile to the same bytes).
 type DupKernel struct {
-	Arch   string   `json:"arch"`
-	Name   string   `json:"name"` // demangled
-	Size   int64    `json:"size"`
-	Copies int      `json:"copies"`
-	Saved  int64    `json:"saved"` // (copies-1) × size
-	Where  []string `json:"where"` // file: object: container of each copy
-	Hash   string   `json:"hash"`  // xxh64 of the code
+	Arch   string    `json:"arch"`
+	Name   string    `json:"name"`  // the first copy's name, demangled
+	Names  []string  `json:"names"` // every name the body has, demangled, in order of appearance
+	Size   int64     `json:"size"`
+	Copies int       `json:"copies"`
+	Saved  int64     `json:"saved"` // (copies-1) × size
+	Where  []string  `json:"where"` // every file: object: container holding a copy, once each
+	List   []DupCopy `json:"list"`  // each copy: its name and where it is
+	Hash   string    `json:"hash"`  // xxh64 of the code
+}
+
+// DupCopy is one copy of a duplicated function.
+type DupCopy struct {
+	Name    string `json:"name"` // demangled
+	Mangled string `json:"mangled"`
+	Where   string `json:"where"`
 }
 
 // DupImage is one image found in several containers.
@@ -113,20 +125,29 @@ func findDuplicates(rep *KernelsReport) *Duplicates {
 					continue
 				}
 				k := kkey{arch(img), fn.hash, fn.Size}
-				if ks[k] == nil {
-					ks[k] = &DupKernel{Arch: k.arch, Name: fn.Demangled, Size: fn.Size, Hash: fmt.Sprintf("%016x", fn.hash)}
+				dk := ks[k]
+				if dk == nil {
+					dk = &DupKernel{Arch: k.arch, Name: fn.Demangled, Size: fn.Size, Hash: fmt.Sprintf("%016x", fn.hash)}
+					ks[k] = dk
 					korder = append(korder, k)
 				}
-				ks[k].Where = append(ks[k].Where, f.Path+": "+img.Object+": "+img.Container)
+				where := f.Path + ": " + img.Object + ": " + img.Container
+				dk.List = append(dk.List, DupCopy{Name: fn.Demangled, Mangled: fn.Name, Where: where})
+				if !slices.Contains(dk.Where, where) {
+					dk.Where = append(dk.Where, where)
+				}
+				if !slices.Contains(dk.Names, fn.Demangled) {
+					dk.Names = append(dk.Names, fn.Demangled)
+				}
 			}
 		}
 	}
 	for _, k := range korder {
 		dk := ks[k]
-		if len(dk.Where) < 2 {
+		if len(dk.List) < 2 {
 			continue
 		}
-		dk.Copies = len(dk.Where)
+		dk.Copies = len(dk.List)
 		dk.Saved = int64(dk.Copies-1) * dk.Size
 		d.KernelBytesSaved += dk.Saved
 		d.Kernels = append(d.Kernels, *dk)
@@ -154,110 +175,20 @@ func printDuplicates(w io.Writer, d *Duplicates, top int) {
 		}
 		r = append(r, []string{fmt.Sprint(x.Saved), x.Arch, fmt.Sprint(x.Copies), fmt.Sprint(x.Size), x.Name})
 	}
-	table(w, []string{"SAVED", "ARCH", "COPIES", "SIZE", "NAME"}, r)
-}
-
-// KernelsDiff compares the kernels of two inputs by arch and function.
-func KernelsDiff(ctx context.Context, env *Env, a, b string, jsonOut bool, top int) error {
-	ctx = withProgress(ctx, env)
-	ra, err := kernelsReport(ctx, env, []string{a}, false)
-	if err != nil {
-		return err
-	}
-	rb, err := kernelsReport(ctx, env, []string{b}, false)
-	if err != nil {
-		return err
-	}
-	type key struct{ arch, name string }
-	sizes := func(r *KernelsReport) (map[key]int64, map[string]int64) {
-		m, t := map[key]int64{}, map[string]int64{}
-		for _, row := range rows(r) {
-			m[key{arch(row.img), row.fn.Demangled}] += row.fn.Size
-			t[arch(row.img)] += row.fn.Size
-		}
-		return m, t
-	}
-	sa, ta := sizes(ra)
-	sb, tb := sizes(rb)
-	type change struct {
-		Arch   string `json:"arch"`
-		Name   string `json:"name"`
-		Status string `json:"status"` // added, removed, grew, shrank
-		Before int64  `json:"before"`
-		After  int64  `json:"after"`
-		Delta  int64  `json:"delta"`
-	}
-	var cs []change
-	for k, v := range sa {
-		w, ok := sb[k]
-		switch {
-		case !ok:
-			cs = append(cs, change{k.arch, k.name, "removed", v, 0, -v})
-		case w > v:
-			cs = append(cs, change{k.arch, k.name, "grew", v, w, w - v})
-		case w < v:
-			cs = append(cs, change{k.arch, k.name, "shrank", v, w, w - v})
+	// Each group's row, then one line per copy: its name and where.
+	var buf strings.Builder
+	table(&buf, []string{"SAVED", "ARCH", "COPIES", "SIZE", "NAME"}, r)
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	fmt.Fprintln(w, lines[0])
+	for i, l := range lines[1:] {
+		fmt.Fprintln(w, l)
+		for _, c := range d.Kernels[i].List {
+			fmt.Fprintf(w, "    copy: %s  (%s)\n", c.Name, c.Where)
 		}
 	}
-	for k, w := range sb {
-		if _, ok := sa[k]; !ok {
-			cs = append(cs, change{k.arch, k.name, "added", 0, w, w})
-		}
+	if top > 0 && len(d.Kernels) > top {
+		fmt.Fprintf(w, "%d of %d duplicated functions; --all for all\n", top, len(d.Kernels))
 	}
-	sort.Slice(cs, func(i, j int) bool {
-		ai, aj := abs(cs[i].Delta), abs(cs[j].Delta)
-		if ai != aj {
-			return ai > aj
-		}
-		if cs[i].Arch != cs[j].Arch {
-			return cs[i].Arch < cs[j].Arch
-		}
-		return cs[i].Name < cs[j].Name
-	})
-	type archDelta struct {
-		Arch   string `json:"arch"`
-		Before int64  `json:"before"`
-		After  int64  `json:"after"`
-		Delta  int64  `json:"delta"`
-	}
-	var ad []archDelta
-	archs := map[string]bool{}
-	for k := range ta {
-		archs[k] = true
-	}
-	for k := range tb {
-		archs[k] = true
-	}
-	for k := range archs {
-		ad = append(ad, archDelta{k, ta[k], tb[k], tb[k] - ta[k]})
-	}
-	sort.Slice(ad, func(i, j int) bool { return ad[i].Arch < ad[j].Arch })
-	if jsonOut {
-		return writeJSON(env.Stdout, struct {
-			Schema  int         `json:"schema"`
-			A       string      `json:"a"`
-			B       string      `json:"b"`
-			ByArch  []archDelta `json:"by_arch"`
-			Changes []change    `json:"changes"`
-		}{KernelsSchema, a, b, orEmpty(ad), orEmpty(cs)})
-	}
-	fmt.Fprintf(env.Stdout, "--- %s\n+++ %s\n\nBY ARCH\n", a, b)
-	var r [][]string
-	for _, x := range ad {
-		r = append(r, []string{fmt.Sprintf("%+d", x.Delta), fmt.Sprint(x.Before), fmt.Sprint(x.After), x.Arch})
-	}
-	table(env.Stdout, []string{"DELTA", "BEFORE", "AFTER", "ARCH"}, r)
-	n := len(cs)
-	if top > 0 && len(cs) > top {
-		cs = cs[:top]
-	}
-	fmt.Fprintf(env.Stdout, "\nCHANGES (%d)\n", n)
-	r = nil
-	for _, c := range cs {
-		r = append(r, []string{fmt.Sprintf("%+d", c.Delta), c.Arch, c.Status, fmt.Sprint(c.Before), fmt.Sprint(c.After), c.Name})
-	}
-	table(env.Stdout, []string{"DELTA", "ARCH", "STATUS", "BEFORE", "AFTER", "NAME"}, r)
-	return nil
 }
 
 func abs(v int64) int64 {

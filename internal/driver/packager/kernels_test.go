@@ -133,22 +133,31 @@ func amdgpuFacts(t *testing.T, path string) amdFacts {
 			curName = strings.TrimSuffix(m[2], ".kd")
 		case "sgpr_count":
 			cur.SGPRs = v
+			cur.Recorded |= codeobj.ResSGPRs
 		case "vgpr_count":
 			cur.VGPRs = v
+			cur.Recorded |= codeobj.ResVGPRs
 		case "agpr_count":
 			cur.AGPRs = v
+			cur.Recorded |= codeobj.ResAGPRs
 		case "group_segment_fixed_size":
 			cur.LDS = v
+			cur.Recorded |= codeobj.ResLDS
 		case "private_segment_fixed_size":
 			cur.Scratch = v
+			cur.Recorded |= codeobj.ResScratch
 		case "kernarg_segment_size":
 			cur.Kernarg = v
+			cur.Recorded |= codeobj.ResKernarg
 		case "sgpr_spill_count":
 			cur.SGPRSpills = v
+			cur.Recorded |= codeobj.ResSGPRSpills
 		case "vgpr_spill_count":
 			cur.VGPRSpills = v
+			cur.Recorded |= codeobj.ResVGPRSpills
 		case "max_flat_workgroup_size":
 			cur.MaxThreads = v
+			cur.Recorded |= codeobj.ResMaxThreads
 		}
 	}
 	flush()
@@ -279,11 +288,17 @@ func TestKernelsRocrand(t *testing.T) {
 // in .hip_fatbin) and returns the object's name in dir.
 func hipObject(t *testing.T, dir, name, src string) string {
 	t.Helper()
+	return hipObjectFor(t, dir, name, "gfx90a", src)
+}
+
+// hipObjectFor is hipObject for another --offload-arch (a target ID).
+func hipObjectFor(t *testing.T, dir, name, arch, src string) string {
+	t.Helper()
 	// mini_hip.h (shared with linker-wrapper's HIP tests) declares what
 	// clang's host side of a kernel needs.
 	copyInto(t, "../linkwrap/testdata/hip", dir, "mini_hip.h")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, name+".hip"), []byte("#include \"mini_hip.h\"\n"+src), 0o644))
-	sh(t, dir, oracle(t, "clang"), "-x", "hip", "--offload-arch=gfx90a", "-nogpuinc", "-nogpulib", "-O2", "-c", name+".hip", "-o", name+".o")
+	sh(t, dir, oracle(t, "clang"), "-x", "hip", "--offload-arch="+arch, "-nogpuinc", "-nogpulib", "-O2", "-c", name+".hip", "-o", name+".o")
 	return name + ".o"
 }
 
@@ -303,7 +318,13 @@ func hipCode(t *testing.T, dir, obj string) amdFacts {
 func TestKernelsDuplicates(t *testing.T) {
 	d := t.TempDir()
 	const same = `extern "C" __global__ void same(float *p, float f) { p[0] = p[1] * f + p[2]; }` + "\n"
-	a := hipObject(t, d, "a", same+`extern "C" __global__ void only_a(int *p) { p[0] = 1; }`)
+	// fill<char> and fill<unsigned char> compile to the same bytes: one
+	// body under two names in one image.
+	const twins = `template <typename T> __global__ void fill(T *p, int n) { for (int i = 0; i < n; i++) p[i] = T(i); }
+template __global__ void fill<char>(char *, int);
+template __global__ void fill<unsigned char>(unsigned char *, int);
+`
+	a := hipObject(t, d, "a", same+twins+`extern "C" __global__ void only_a(int *p) { p[0] = 1; }`)
 	b := hipObject(t, d, "b", same+`extern "C" __global__ void only_b(int *p, int n) { for (int i = 0; i < n; i++) p[i] = i * i; }`)
 	fa, fb := hipCode(t, d, a), hipCode(t, d, b)
 	require.Equal(t, fa.funcs["same"], fb.funcs["same"])
@@ -313,18 +334,33 @@ func TestKernelsDuplicates(t *testing.T) {
 	rep := kernelsDoc(t, d, KernelsOptions{Files: []string{a, b}, Duplicates: true})
 	dup := rep.Duplicates
 	require.NotNil(t, dup)
-	require.Len(t, dup.Kernels, 1, "only same() is in both")
-	k := dup.Kernels[0]
-	assert.Equal(t, DupKernel{Arch: "gfx90a", Name: "same", Size: size, Copies: 2, Saved: size,
-		Where: []string{"a.o: a.o: bundle 0 entry 1", "b.o: b.o: bundle 0 entry 1"}, Hash: k.Hash}, k)
-	assert.Equal(t, size, dup.KernelBytesSaved)
+	require.Len(t, dup.Kernels, 2, "same() is in both, fill<char> is fill<unsigned char>")
+	var k, tw DupKernel
+	for _, x := range dup.Kernels {
+		if x.Name == "same" {
+			k = x
+		} else {
+			tw = x
+		}
+	}
+	assert.Equal(t, DupKernel{Arch: "gfx90a", Name: "same", Names: []string{"same"}, Size: size, Copies: 2, Saved: size,
+		Where: []string{"a.o: a.o: bundle 0 entry 1", "b.o: b.o: bundle 0 entry 1"},
+		List:  []DupCopy{{"same", "same", "a.o: a.o: bundle 0 entry 1"}, {"same", "same", "b.o: b.o: bundle 0 entry 1"}}, Hash: k.Hash}, k)
+	twinSize := fa.funcs["_Z4fillIcEvPT_i"].Size
+	require.Equal(t, twinSize, fa.funcs["_Z4fillIhEvPT_i"].Size, "llvm-nm: the twins have one size")
+	assert.Equal(t, DupKernel{Arch: "gfx90a", Name: tw.Names[0], Names: []string{tw.Names[0], tw.Names[1]}, Size: twinSize, Copies: 2, Saved: twinSize,
+		Where: []string{"a.o: a.o: bundle 0 entry 1"},
+		List:  []DupCopy{{tw.Names[0], tw.List[0].Mangled, "a.o: a.o: bundle 0 entry 1"}, {tw.Names[1], tw.List[1].Mangled, "a.o: a.o: bundle 0 entry 1"}}, Hash: tw.Hash}, tw)
+	assert.ElementsMatch(t, []string{"void fill<char>(char*, int)", "void fill<unsigned char>(unsigned char*, int)"}, tw.Names, "every name of the body")
+	assert.Equal(t, size+twinSize, dup.KernelBytesSaved)
 	assert.Empty(t, dup.Images)
 	assert.Zero(t, dup.ImageBytesSaved)
 
 	out, err := runKernels(d, KernelsOptions{Files: []string{a, b}, Duplicates: true})
 	require.NoError(t, err)
-	assert.Contains(t, out, "\nDUPLICATE FUNCTIONS (1, "+strconv.FormatInt(size, 10)+" bytes saved by keeping one copy)\n")
-	assert.Regexp(t, `\n\s*`+strconv.FormatInt(size, 10)+`\s+gfx90a\s+2\s+`+strconv.FormatInt(size, 10)+`\s+same\n`, out)
+	assert.Contains(t, out, "\nDUPLICATE FUNCTIONS (2, "+strconv.FormatInt(size+twinSize, 10)+" bytes saved by keeping one copy)\n")
+	assert.Regexp(t, `\n\s*`+strconv.FormatInt(size, 10)+`\s+gfx90a\s+2\s+`+strconv.FormatInt(size, 10)+`\s+same\n    copy: same  \(a.o: a.o: bundle 0 entry 1\)\n    copy: same  \(b.o: b.o: bundle 0 entry 1\)\n`, out)
+	assert.Contains(t, out, "    copy: void fill<unsigned char>(unsigned char*, int)  (a.o: a.o: bundle 0 entry 1)\n", "the twin is named")
 
 	// Two copies of a whole library.
 	r := linkedInto(t, rocrand, "one.so")
@@ -366,25 +402,32 @@ func TestKernelsDiff(t *testing.T) {
 
 	var out bytes.Buffer
 	env := &Env{Stdout: &out, Stderr: &out, Dir: d}
-	require.NoError(t, KernelsDiff(context.Background(), env, a, b, true, 0))
+	require.NoError(t, KernelsDiff(context.Background(), env, KernelsDiffOptions{A: a, B: b, Format: "json"}))
 	var doc struct {
 		Schema int
 		A, B   string
-		ByArch []struct {
-			Arch                 string
-			Before, After, Delta int64
-		} `json:"by_arch"`
+		Archs  []struct {
+			Arch, TargetA, TargetB string
+			Before, After, Delta   int64
+		} `json:"archs"`
 		Changes []struct {
-			Arch, Name, Status   string
-			Before, After, Delta int64
+			Arch, Name, Status string
+			Before, After      *map[string]int64
+			Delta              map[string]int64
 		}
 	}
 	require.NoError(t, json.Unmarshal(out.Bytes(), &doc), out.String())
 	got := map[string][3]int64{}
 	status := map[string]string{}
+	size := func(m *map[string]int64) int64 {
+		if m == nil {
+			return 0
+		}
+		return (*m)["size"]
+	}
 	for _, c := range doc.Changes {
 		assert.Equal(t, "gfx90a", c.Arch)
-		got[c.Name] = [3]int64{c.Before, c.After, c.Delta}
+		got[c.Name] = [3]int64{size(c.Before), size(c.After), size(c.After) - size(c.Before)}
 		status[c.Name] = c.Status
 	}
 	sa, sb := fa.funcs, fb.funcs
@@ -393,7 +436,7 @@ func TestKernelsDiff(t *testing.T) {
 		"fresh": {0, sb["fresh"].Size, sb["fresh"].Size},
 		"grows": {sa["grows"].Size, sb["grows"].Size, sb["grows"].Size - sa["grows"].Size},
 	}, got, "keep() did not change")
-	assert.Equal(t, map[string]string{"gone": "removed", "fresh": "added", "grows": "grew"}, status)
+	assert.Equal(t, map[string]string{"gone": "removed", "fresh": "added", "grows": "changed"}, status)
 	total := func(m map[string]fnFact) int64 {
 		var s int64
 		for _, f := range m {
@@ -401,15 +444,15 @@ func TestKernelsDiff(t *testing.T) {
 		}
 		return s
 	}
-	require.Len(t, doc.ByArch, 1)
-	assert.Equal(t, [3]int64{total(sa), total(sb), total(sb) - total(sa)}, [3]int64{doc.ByArch[0].Before, doc.ByArch[0].After, doc.ByArch[0].Delta})
+	require.Len(t, doc.Archs, 1)
+	assert.Equal(t, [3]int64{total(sa), total(sb), total(sb) - total(sa)}, [3]int64{doc.Archs[0].Before, doc.Archs[0].After, doc.Archs[0].Delta})
 
 	// The text form lists the largest change first; --top keeps one.
 	out.Reset()
-	require.NoError(t, KernelsDiff(context.Background(), env, a, b, false, 1))
+	require.NoError(t, KernelsDiff(context.Background(), env, KernelsDiffOptions{A: a, B: b, Top: 1}))
 	assert.Contains(t, out.String(), "--- old.o\n+++ new.o\n")
-	assert.Contains(t, out.String(), "\nCHANGES (3)\n")
-	assert.Regexp(t, `\n\s*\+`+strconv.FormatInt(got["grows"][2], 10)+`\s+gfx90a\s+grew\s+\d+\s+\d+\s+grows\n$`, out.String())
+	assert.Contains(t, out.String(), "\nCHANGES (3, top 1)\n")
+	assert.Regexp(t, `\n\s*\+`+strconv.FormatInt(got["grows"][2], 10)+`\s+changed\s+gfx90a\s+machine\s+\d+->\d+\s`, out.String())
 }
 
 // TestKernelsTable: --top, --sort and --families on librocrand: the rows
@@ -429,7 +472,13 @@ func TestKernelsTable(t *testing.T) {
 		}
 		require.True(t, ok, out)
 		fns, _, _ = strings.Cut(fns, "\n\n")
-		return strings.Split(fns, "\n")
+		lines := strings.Split(fns, "\n")
+		if last := lines[len(lines)-1]; strings.Contains(last, "; --all for all") {
+			// The summary line of a cut table.
+			assert.Regexp(t, `^\d+ of \d+ (functions|families); --all for all, --top N for more$`, last)
+			lines = lines[:len(lines)-1]
+		}
+		return lines
 	}
 	for _, c := range []struct {
 		sort string
@@ -454,12 +503,12 @@ func TestKernelsTable(t *testing.T) {
 			case "size":
 				v, _ = strconv.ParseInt(fs[0], 10, 64)
 			case "regs":
-				p := strings.Split(fs[3], "/")
+				p := strings.Split(fs[4], "/")
 				vg, _ := strconv.ParseInt(p[1], 10, 64)
 				ag, _ := strconv.ParseInt(p[2], 10, 64)
 				v = vg + ag
 			case "lds":
-				v, _ = strconv.ParseInt(fs[4], 10, 64)
+				v, _ = strconv.ParseInt(fs[5], 10, 64)
 			}
 			assert.Equal(t, keys[i], v, "--sort %s row %d: %s", c.sort, i, l)
 		}
@@ -481,7 +530,7 @@ func TestKernelsTable(t *testing.T) {
 		fam[[2]string{arch(r.img), r.fn.Family}] += r.fn.Size
 	}
 	lines = table(KernelsOptions{Families: true, Top: 3})
-	assert.Equal(t, strconv.Itoa(len(fam))+")", lines[0])
+	assert.Equal(t, strconv.Itoa(len(fam))+", largest 3)", lines[0])
 	require.Len(t, lines, 5)
 	var top []int64
 	for _, v := range fam {
@@ -492,8 +541,9 @@ func TestKernelsTable(t *testing.T) {
 		fs := strings.Fields(l)
 		b, _ := strconv.ParseInt(fs[0], 10, 64)
 		assert.Equal(t, top[i], b, l)
-		family := strings.Join(fs[5:], " ")
-		assert.Equal(t, b, fam[[2]string{fs[1], family}], l)
+		assert.Equal(t, "-", fs[1], "no PTX/IR bytes: %s", l)
+		family := strings.Join(fs[6:], " ")
+		assert.Equal(t, b, fam[[2]string{fs[2], family}], l)
 	}
 	assert.Contains(t, fam, [2]string{"gfx90a:xnack-", "rocrand_host::detail::generate_kernel"}, "template instances are one family")
 	// Totals agree with the functions.
@@ -703,16 +753,22 @@ func TestKernelsJSONMatchesDoc(t *testing.T) {
 	shapeWith(real, "", got, noFold)
 	assertShapes(t, "docs/kernels-json.md", want, got)
 
-	var buf bytes.Buffer
-	require.NoError(t, KernelsDiff(context.Background(), &Env{Stdout: &buf, Stderr: &buf, Dir: d}, a, b, true, 0))
-	require.NoError(t, json.Unmarshal(buf.Bytes(), &real))
-	require.NoError(t, json.Unmarshal(docJSONBlock(t, docPath, 1), &doc), "the diff example")
+	// Diffs: a to b (functions added and removed), and a to c, built
+	// for gfx90a:xnack+ with same() changed, under a budget it breaks.
+	c := hipObjectFor(t, d, "c", "gfx90a:xnack+", `extern "C" __global__ void same(float *p, float f) { p[0] = p[1] * f + p[2] * p[3]; }`)
 	want, got = map[string]string{}, map[string]string{}
+	require.NoError(t, json.Unmarshal(docJSONBlock(t, docPath, 1), &doc), "the diff example")
 	shapeWith(doc, "", want, noFold)
-	shapeWith(real, "", got, noFold)
+	for _, pair := range [][2]string{{a, b}, {a, c}} {
+		var buf bytes.Buffer
+		err := KernelsDiff(context.Background(), &Env{Stdout: &buf, Stderr: &buf, Dir: d}, KernelsDiffOptions{A: pair[0], B: pair[1], Format: "json", FailOn: "size+0,sgprs>90"})
+		require.Error(t, err, "over budget")
+		require.NoError(t, json.Unmarshal(buf.Bytes(), &real), buf.String())
+		shapeWith(real, "", got, noFold)
+	}
 	assertShapes(t, "docs/kernels-json.md (diff)", want, got)
-	assert.Contains(t, string(docJSONBlock(t, docPath, 0)), `"schema": 1,`)
-	assert.Equal(t, 1, KernelsSchema)
+	assert.Contains(t, string(docJSONBlock(t, docPath, 0)), `"schema": 2,`)
+	assert.Equal(t, 2, KernelsSchema)
 }
 
 // TestKernelsFamilies: a family is the demangled name without template
