@@ -121,6 +121,18 @@ func (bc benchCase) bundlerSides(out bool, argv func(tool, who string) []string)
 	return bc
 }
 
+// bundleTargetList are bundleTargets' targets, in order.
+var bundleTargetList = strings.Split(strings.TrimPrefix(bundleTargets, "-targets="), ",")
+
+// validateUnbundled checks an unbundle side: its output is the bundled
+// device input.
+func validateUnbundled(c *config, who string, s side) error {
+	return sameFile(c.p("out", who+".o"), c.p("code.bin"))
+}
+
+// splitValidated says how the split rows are validated.
+const splitValidated = "Validated: each side wrote one module per kernel; each text module defines exactly one kernel and together they define all; opt -passes=verify reads a stratified sample of 32 modules (one from each 32nd of the list; all of them would take ~30 ms each)."
+
 func bundleFile(compress bool) string {
 	if compress {
 		return "input.cbundle"
@@ -136,14 +148,17 @@ func cases() []benchCase {
 		op, name, refDesc string
 		fat               bool
 		target            target
-		expect            string
+		method            string
 	}{
 		{"pack", "pack a SIZE image", "llvm-offload-binary", false,
-			target{maxWallRatio: 0.5, maxRSS: 64 * mib, text: "≤ 0.5× wall, ≤ 64 MiB"}, ""},
+			target{maxWallRatio: 0.5, maxRSS: 64 * mib, text: "≤ 0.5× wall, ≤ 64 MiB"},
+			"validated: LLVM's llvm-offload-binary extracts the image from each side's package, byte-identical to the input."},
 		{"extract", "extract a SIZE image", "llvm-offload-binary", false,
-			target{maxWallRatio: 0.5, maxRSS: 64 * mib, text: "≤ 0.5× wall, ≤ 64 MiB"}, ""},
+			target{maxWallRatio: 0.5, maxRSS: 64 * mib, text: "≤ 0.5× wall, ≤ 64 MiB"},
+			"validated: each side's extracted file is byte-identical to the packaged image."},
 		{"dump", "dump a SIZE fat object", "llvm-objdump --offloading", true,
-			target{maxWall: 50 * time.Millisecond, maxRSS: 64 * mib, text: "≤ 50 ms, ≤ 64 MiB"}, "x86_64-unknown-linux-gnu"},
+			target{maxWall: 50 * time.Millisecond, maxRSS: 64 * mib, text: "≤ 50 ms, ≤ 64 MiB"},
+			"validated: each side lists exactly one image, with its kind, arch, triple and producer."},
 	} {
 		cs = append(cs, benchCase{
 			name: r.name, issue: 2, refDesc: r.refDesc,
@@ -153,7 +168,10 @@ func cases() []benchCase {
 			oursKey: func(c *config) string { return fmt.Sprint(r.op, "/ours/", c.size) },
 			refKey:  func(c *config) string { return fmt.Sprint(r.op, "/ref/", c.size) },
 			target:  fixed(r.target),
-			expect:  r.expect,
+			method:  r.method,
+			validate: func(c *config, who string, s side) error {
+				return validatePayload(c, r.op, c.size, who)
+			},
 		})
 	}
 	cs = append(cs,
@@ -174,7 +192,9 @@ func cases() []benchCase {
 				argv := append(append([]string{c.tool("llvm-objcopy")}, objcopyEmbed(pkg)...), "host.o", "out/ref.fat.o")
 				return side{argv: argv, dir: c.work, fresh: []string{c.p("out")}}
 			},
-			target: fixed(target{maxWallRatio: 0.5, text: "≤ 0.5× wall"}),
+			target:   fixed(target{maxWallRatio: 0.5, text: "≤ 0.5× wall"}),
+			method:   "validated: `llvm-objcopy --dump-section` of each side's `.llvm.offloading` is byte-identical to the package; the section is SHT_LLVM_OFFLOADING with SHF_EXCLUDE, and `.text` is host.o's.",
+			validate: func(c *config, who string, s side) error { return validateEmbed(c, who) },
 		},
 	)
 
@@ -184,6 +204,10 @@ func cases() []benchCase {
 			name: "bundle + compress BSIZE of code-like data", issue: 3, refDesc: "clang-offload-bundler -compress",
 			setup:  bundleInputs,
 			target: fixed(target{maxWallRatio: 0.5, text: "≤ 0.5× wall, size ≤ 1.05×"}),
+			method: "validated: LLVM's clang-offload-bundler unbundles each side's bundle into entries byte-identical to the inputs.",
+			validate: func(c *config, who string, s side) error {
+				return validateBundle(c, c.p(who+".cbundle"), bundleTargetList, []string{os.DevNull, c.p("code.bin")})
+			},
 			check: func(c *config, r *result) ([]string, bool) {
 				return sizeCheck(c, "ours.cbundle", "ref.cbundle")
 			},
@@ -192,30 +216,42 @@ func cases() []benchCase {
 			name: "bundle + compress a near-duplicate pair (2 × 64 MiB)", issue: 12, refDesc: "clang-offload-bundler -compress",
 			setup:  pairInputs,
 			target: fixed(target{text: "size ≤ 1.05×"}),
-			method: "clang's command line for two target IDs (-bundle-align=4096, -compress: level 3): 64 MiB of code-like data and a copy with one byte in 64 KiB changed. The reference's libzstd uses long-distance matching in one 128 MiB window; ours finds the long matches itself and writes one frame (docs/bundle.md, long-distance matching).",
+			method: "clang's command line for two target IDs (-bundle-align=4096, -compress: level 3): 64 MiB of code-like data and a copy with one byte in 64 KiB changed. The reference's libzstd uses long-distance matching in one 128 MiB window; ours finds the long matches itself and writes one frame (docs/bundle.md, long-distance matching). Validated: LLVM's clang-offload-bundler unbundles each side's bundle into entries byte-identical to the inputs.",
+			validate: func(c *config, who string, s side) error {
+				return validateBundle(c, c.p(who+".pair.ccob"), strings.Split(strings.TrimPrefix(pairTargets, "-targets="), ","),
+					[]string{os.DevNull, c.p("pair-a.bin"), c.p("pair-b.bin")})
+			},
 			check: func(c *config, r *result) ([]string, bool) {
 				return sizeCheck(c, "ours.pair.ccob", "ref.pair.ccob")
 			},
 		}.bundlerSides(false, func(tool, who string) []string { return pairArgs(tool, who+".pair.ccob") }),
 		benchCase{
 			name: "unbundle a compressed BSIZE bundle", issue: 3, refDesc: "clang-offload-bundler -unbundle",
-			setup:  bundleInputs,
-			target: fixed(target{maxWallRatio: 0.5, maxRSSRatio: 0.25, text: "≤ 0.5× wall, ≤ 0.25× RSS"}),
-			runs:   9,
-			method: "median of 9 runs (the reference's time varies from 0.6 to 1.3 s run to run, mostly with the cost of first-touch page faults on this VM). Ours is CPU-bound on 2 cores: entropy decoding (~0.25 s) and executing the sequences (~0.15 s) run on two goroutines, beside writing 256 MiB and faulting in the first 128 MiB window; neither tool checks the stored MD5 without -verbose.",
+			setup:    bundleInputs,
+			target:   fixed(target{maxWallRatio: 0.5, maxRSSRatio: 0.25, text: "≤ 0.5× wall, ≤ 0.25× RSS"}),
+			runs:     9,
+			method:   "median of 9 runs (the reference's time varies from 0.6 to 1.3 s run to run, mostly with the cost of first-touch page faults on this VM). Ours is CPU-bound on 2 cores: entropy decoding (~0.25 s) and executing the sequences (~0.15 s) run on two goroutines, beside writing 256 MiB and faulting in the first 128 MiB window; neither tool checks the stored MD5 without -verbose. Validated: each side's output is byte-identical to the bundled input.",
+			validate: validateUnbundled,
 		}.bundlerSides(true, func(tool, who string) []string { return unbundleArgs(tool, bundleFile(true), "out/"+who+".o") }),
 		benchCase{
 			name: "list a compressed BSIZE bundle", issue: 3, refDesc: "clang-offload-bundler -list",
-			setup:  bundleInputs,
-			method: "ours decodes only until the bundle header is complete; the reference decompresses the whole bundle first.",
+			setup:    bundleInputs,
+			method:   "ours decodes only until the bundle header is complete; the reference decompresses the whole bundle first. Validated: each side lists the bundle's two targets, nothing else.",
+			validate: func(c *config, who string, s side) error { return validateList(c) },
 		}.bundlerSides(false, func(tool, _ string) []string { return []string{tool, "-list", "-type=o", "-input=" + bundleFile(true)} }),
 		benchCase{
 			name: "bundle BSIZE (uncompressed)", issue: 3, refDesc: "clang-offload-bundler",
-			setup: bundleInputs,
+			setup:  bundleInputs,
+			method: "validated: LLVM's clang-offload-bundler unbundles each side's bundle into entries byte-identical to the inputs.",
+			validate: func(c *config, who string, s side) error {
+				return validateBundle(c, c.p("out", who+".bundle"), bundleTargetList, []string{os.DevNull, c.p("code.bin")})
+			},
 		}.bundlerSides(true, func(tool, who string) []string { return bundleArgs(tool, "out/"+who+".bundle", false) }),
 		benchCase{
 			name: "unbundle a BSIZE bundle (uncompressed)", issue: 3, refDesc: "clang-offload-bundler -unbundle",
-			setup: bundleInputs,
+			setup:    bundleInputs,
+			method:   "validated: each side's output is byte-identical to the bundled input.",
+			validate: validateUnbundled,
 		}.bundlerSides(true, func(tool, who string) []string { return unbundleArgs(tool, bundleFile(false), "out/"+who+".o") }),
 	)
 
@@ -223,14 +259,14 @@ func cases() []benchCase {
 	cs = append(cs,
 		benchCase{
 			name: "wrapper overhead linking NOBJ small fat objects and archives", issue: 4, refDesc: "clang-linker-wrapper --dry-run",
-			setup:   func(c *config) error { _, err := fatObjects(c, c.objects); return err },
-			ours:    func(c *config) side { return objectsSide(c, c.objects, true) },
-			ref:     func(c *config) side { return objectsSide(c, c.objects, false) },
-			oursKey: func(c *config) string { return fmt.Sprint("objs/ours/", c.objects) },
-			refKey:  func(c *config) string { return fmt.Sprint("objs/ref/", c.objects) },
-			target:  fixed(target{maxWallRatio: 0.25, text: "≤ 0.25× wall"}),
-			expect:  "--target=" + ompTarget,
-			method:  "`--dry-run` on both sides, so no child process runs: the whole wall time is the wrapper's own work (scanning inputs and archives, extracting device images, planning the links).",
+			setup:    func(c *config) error { _, err := fatObjects(c, c.objects); return err },
+			ours:     func(c *config) side { return objectsSide(c, c.objects, true) },
+			ref:      func(c *config) side { return objectsSide(c, c.objects, false) },
+			oursKey:  func(c *config) string { return fmt.Sprint("objs/ours/", c.objects) },
+			refKey:   func(c *config) string { return fmt.Sprint("objs/ref/", c.objects) },
+			target:   fixed(target{maxWallRatio: 0.25, text: "≤ 0.25× wall"}),
+			method:   "`--dry-run` on both sides, so no child process runs: the whole wall time is the wrapper's own work (scanning inputs and archives, extracting device images, planning the links). Validated: each side prints one device link and a host link; LLVM's device link takes all NOBJ+1 objects' images, ours (lazy archive members, docs/linker-wrapper.md) the images of the main object and the plain objects only, as no archive member is kept by the host link.",
+			validate: func(c *config, who string, s side) error { return validateObjectsDryRun(c, c.objects, who) },
 		},
 		benchCase{
 			name: "--dry-run on a SIZE fat object", issue: 4, refDesc: "clang-linker-wrapper --dry-run",
@@ -243,8 +279,9 @@ func cases() []benchCase {
 				_, _, obj := payloadFiles(c, c.size)
 				return side{argv: wrapperArgs(c, c.tool("clang-linker-wrapper"), "app", []string{obj}, "--dry-run"), dir: c.work}
 			},
-			target: fixed(target{maxWall: 200 * time.Millisecond, maxRSS: 64 * mib, text: "≤ 0.2 s, ≤ 64 MiB"}),
-			expect: "--target=" + ompTarget,
+			target:   fixed(target{maxWall: 200 * time.Millisecond, maxRSS: 64 * mib, text: "≤ 0.2 s, ≤ 64 MiB"}),
+			method:   "validated: each side prints one device link taking the object's one image, and a host link.",
+			validate: func(c *config, who string, s side) error { return validateDryRun(c, 1) },
 		},
 		benchCase{
 			name: "clang -B link of an OpenMP program", issue: 4, refDesc: "clang-22 (LLVM's clang-linker-wrapper)",
@@ -255,9 +292,10 @@ func cases() []benchCase {
 			ref: func(c *config) side {
 				return side{argv: []string{"clang-22", "-fopenmp", "-fopenmp-targets=" + ompTarget, "a.o", "b.o", "-o", "app.ref"}, dir: c.p("omp")}
 			},
-			target: fixed(target{maxWallRatio: 1.0, text: "≤ 1.0× wall"}),
-			runs:   11,
-			method: "the whole link, children included (device link, host link): `clang-22 -B bin` picks up our `clang-linker-wrapper`. Median of 11 runs: the host link (`ld`, ~340 ms, the same on both sides) varies by ±20 ms from run to run, more than the wrappers' own difference (device phase ~35 ms here, ~75 ms for LLVM's, which builds its registration module with LLVM).",
+			target:   fixed(target{maxWallRatio: 1.0, text: "≤ 1.0× wall"}),
+			runs:     11,
+			method:   "the whole link, children included (device link, host link): `clang-22 -B bin` picks up our `clang-linker-wrapper`. Median of 11 runs: the host link (`ld`, ~340 ms, the same on both sides) varies by ±20 ms from run to run, more than the wrappers' own difference (device phase ~35 ms here, ~75 ms for LLVM's, which builds its registration module with LLVM). Validated: each side's program, run with `OMP_TARGET_OFFLOAD=MANDATORY`, prints " + ompResult + ".",
+			validate: func(c *config, who string, s side) error { return validateOMP(c, who) },
 		},
 	)
 
@@ -265,13 +303,14 @@ func cases() []benchCase {
 	cs = append(cs,
 		benchCase{
 			name: "per-kernel split of a synthetic NKERN-kernel module", issue: 6, refDesc: "llvm-split --split-by-category=kernel",
-			setup:   func(c *config) error { _, err := kernelModule(c, c.kernels); return err },
-			ours:    func(c *config) side { o, _ := splitSides(c, c.kernels); return o },
-			ref:     func(c *config) side { _, r := splitSides(c, c.kernels); return r },
-			oursKey: func(c *config) string { return fmt.Sprint("split/ours/", c.kernels) },
-			refKey:  func(c *config) string { return fmt.Sprint("split/ref/", c.kernels) },
-			target:  fixed(target{maxWallRatio: 1.0 / 20, text: "≤ 1/20 wall"}),
-			method:  "both write every module as text (`-S`); ours also writes its .prop/.sym files and the table. Both write to a memory file system (`/dev/shm`) when there is one: on this VM's disk, creating the 12 000 files costs anything from 0.3 to 5 s of kernel time from one minute to the next, which would measure the host's I/O rather than the splitters.",
+			setup:    func(c *config) error { _, err := kernelModule(c, c.kernels); return err },
+			ours:     func(c *config) side { o, _ := splitSides(c, c.kernels); return o },
+			ref:      func(c *config) side { _, r := splitSides(c, c.kernels); return r },
+			oursKey:  func(c *config) string { return fmt.Sprint("split/ours/", c.kernels) },
+			refKey:   func(c *config) string { return fmt.Sprint("split/ref/", c.kernels) },
+			target:   fixed(target{maxWallRatio: 1.0 / 20, text: "≤ 1/20 wall"}),
+			method:   "both write every module as text (`-S`); ours also writes its .prop/.sym files and the table. Both write to a memory file system (`/dev/shm`) when there is one: on this VM's disk, creating the 12 000 files costs anything from 0.3 to 5 s of kernel time from one minute to the next, which would measure the host's I/O rather than the splitters. " + splitValidated,
+			validate: func(c *config, who string, s side) error { return validateSplit(c, s, c.kernels) },
 		},
 		benchCase{
 			name: "split scaling QKERN→NKERN kernels", issue: 6, refDesc: "offload-kit at QKERN kernels",
@@ -287,6 +326,13 @@ func cases() []benchCase {
 			oursKey: func(c *config) string { return fmt.Sprint("split/ours/", c.kernels) },
 			refKey:  func(c *config) string { return fmt.Sprint("split/ours/", c.kernels/4) },
 			target:  fixed(target{maxWallRatio: 4.5, text: "≤ 4.5× time (4× kernels)"}),
+			method:  splitValidated,
+			validate: func(c *config, who string, s side) error {
+				if who == "ref" {
+					return validateSplit(c, s, c.kernels/4)
+				}
+				return validateSplit(c, s, c.kernels)
+			},
 		},
 		benchCase{
 			name: "split peak RSS, NKERN kernels with long bodies", issue: 6, refDesc: "module text (.ll)",
@@ -298,7 +344,8 @@ func cases() []benchCase {
 				t := bigTextSize(c, c.kernels)
 				return target{maxRSS: 2 * t, text: fmt.Sprintf("≤ 2× text (%s)", fmtBytes(2*t))}
 			},
-			method: fmt.Sprintf("peak RSS of the whole `sycl-linker` process tree splitting per kernel (`--ir-output-only -S`, every module written) against the size of the module's text. The module is the synthetic one of the rows above with %d instructions in each helper (about 64 MiB of text at 4000 kernels: with the rows' small module, 2× its 1.4 MiB of text is less than any process's baseline), given as text, which sycl-linker maps and parses in place; from bitcode, `llvm-dis` alone would peak at ~9× the text (616 MiB for this module).", bigBody),
+			method:   fmt.Sprintf("peak RSS of the whole `sycl-linker` process tree splitting per kernel (`--ir-output-only -S`, every module written) against the size of the module's text. The module is the synthetic one of the rows above with %d instructions in each helper (about 64 MiB of text at 4000 kernels: with the rows' small module, 2× its 1.4 MiB of text is less than any process's baseline), given as text, which sycl-linker maps and parses in place; from bitcode, `llvm-dis` alone would peak at ~9× the text (616 MiB for this module). %s", bigBody, splitValidated),
+			validate: func(c *config, who string, s side) error { return validateSplit(c, s, c.kernels) },
 		},
 	)
 

@@ -37,6 +37,16 @@ type curveOp struct {
 	name, file, refDesc string
 	ours, ref           func(c *config, x int64) side
 	key                 string // memo key prefix: key/ours/x, key/ref/x
+	// validate checks a side's last run at x, as benchCase.validate does
+	// (the same check as the row that shares the measurement).
+	validate func(c *config, x int64, who string, s side) error
+}
+
+func (op curveOp) validator(c *config, x int64, who string) func(side) error {
+	if op.validate == nil {
+		return nil
+	}
+	return func(s side) error { return op.validate(c, x, who, s) }
 }
 
 type curvePoint struct {
@@ -64,6 +74,9 @@ func curves(c *config) []curve {
 	pay := func(op string, ours bool) func(c *config, x int64) side {
 		return func(c *config, x int64) side { return payloadSide(c, op, x, ours) }
 	}
+	payValid := func(op string) func(c *config, x int64, who string, s side) error {
+		return func(c *config, x int64, who string, s side) error { return validatePayload(c, op, x, who) }
+	}
 	return []curve{
 		{
 			name: "curve: payload size", xlabel: "payload size (MiB)", issue: 7, xs: sizes,
@@ -71,9 +84,9 @@ func curves(c *config) []curve {
 			setup:    func(c *config, x int64) error { return payload(c, x, true) },
 			teardown: func(c *config, x int64) { removePayload(c, x) },
 			ops: []curveOp{
-				{name: "pack", file: "bench-payload-pack.png", refDesc: "llvm-offload-binary", ours: pay("pack", true), ref: pay("pack", false), key: "pack"},
-				{name: "extract", file: "bench-payload-extract.png", refDesc: "llvm-offload-binary", ours: pay("extract", true), ref: pay("extract", false), key: "extract"},
-				{name: "dump", file: "bench-payload-dump.png", refDesc: "llvm-objdump --offloading", ours: pay("dump", true), ref: pay("dump", false), key: "dump"},
+				{name: "pack", file: "bench-payload-pack.png", refDesc: "llvm-offload-binary", ours: pay("pack", true), ref: pay("pack", false), key: "pack", validate: payValid("pack")},
+				{name: "extract", file: "bench-payload-extract.png", refDesc: "llvm-offload-binary", ours: pay("extract", true), ref: pay("extract", false), key: "extract", validate: payValid("extract")},
+				{name: "dump", file: "bench-payload-dump.png", refDesc: "llvm-objdump --offloading", ours: pay("dump", true), ref: pay("dump", false), key: "dump", validate: payValid("dump")},
 			},
 		},
 		{
@@ -83,8 +96,9 @@ func curves(c *config) []curve {
 			teardown: func(c *config, x int64) { os.RemoveAll(c.p("objs-" + strconv.FormatInt(x, 10))) },
 			ops: []curveOp{{
 				name: "linker-wrapper --dry-run", file: "bench-objects.png", refDesc: "clang-linker-wrapper --dry-run", key: "objs",
-				ours: func(c *config, x int64) side { return objectsSide(c, int(x), true) },
-				ref:  func(c *config, x int64) side { return objectsSide(c, int(x), false) },
+				ours:     func(c *config, x int64) side { return objectsSide(c, int(x), true) },
+				ref:      func(c *config, x int64) side { return objectsSide(c, int(x), false) },
+				validate: func(c *config, x int64, who string, s side) error { return validateObjectsDryRun(c, int(x), who) },
 			}},
 		},
 		{
@@ -96,8 +110,9 @@ func curves(c *config) []curve {
 			note: fmt.Sprintf("llvm-split runs once per point (except where a headline row measured it), each run capped at %s; later points are skipped after a timeout.", c.splitTimeout),
 			ops: []curveOp{{
 				name: "per-kernel split", file: "bench-kernels.png", refDesc: "llvm-split --split-by-category=kernel", key: "split",
-				ours: func(c *config, x int64) side { o, _ := splitSides(c, int(x)); return o },
-				ref:  func(c *config, x int64) side { _, r := splitSides(c, int(x)); return r },
+				ours:     func(c *config, x int64) side { o, _ := splitSides(c, int(x)); return o },
+				ref:      func(c *config, x int64) side { _, r := splitSides(c, int(x)); return r },
+				validate: func(c *config, x int64, who string, s side) error { return validateSplit(c, s, int(x)) },
 			}},
 		},
 	}
@@ -121,13 +136,19 @@ func runCurve(c *config, cv curve) curveResult {
 			}
 			ok := fmt.Sprintf("%s/ours/%d", op.key, x)
 			rk := fmt.Sprintf("%s/ref/%d", op.key, x)
-			o, r := c.compare(ok, ours, rk, ref, c.curveRuns, cv.refRuns, cv.refLimit)
+			o, r := c.compare(probe{ok, ours, op.validator(c, x, "ours")}, probe{rk, ref, op.validator(c, x, "ref")}, c.curveRuns, cv.refRuns, cv.refLimit)
 			p := curvePoint{x: x, ours: o, ref: r, skipped: refDead[i]}
 			if r.timedOut {
 				refDead[i] = true
 			}
 			if o.err != "" {
 				cr.failed = true
+			}
+			for _, v := range []struct{ who, invalid string }{{"ours", o.invalid}, {"reference", r.invalid}} {
+				if v.invalid != "" {
+					cr.failed = true
+					cr.notes = append(cr.notes, fmt.Sprintf("%s at %s: invalid output (%s): %s", op.name, cv.xfmt(x), v.who, v.invalid))
+				}
 			}
 			cr.points[i] = append(cr.points[i], p)
 			logf("  %s %s: ours %s / %s, ref %s / %s", op.name, cv.xfmt(x), c.fmtM(o, false), c.fmtM(o, true), c.fmtM(r, false), c.fmtM(r, true))

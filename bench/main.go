@@ -51,6 +51,14 @@ type config struct {
 	launcher string // see launcherSource; "" = measure directly
 
 	memo map[string]measurement // by key: a side measured once serves every row and curve that needs it
+
+	// The last timed run's output, for the validators (printed).
+	stdoutFile, lastStderr string
+
+	baseline   string // -baseline
+	compareRev string // -compare: the revision as given
+	rev        *revBuild
+	revDone    map[string]*revResult // by command line: compared once
 }
 
 // measurement is the median over runs of one command.
@@ -61,9 +69,17 @@ type measurement struct {
 	lo, hi   time.Duration // the fastest and slowest run
 	err      string        // the tool failed: first lines of its error
 	timedOut bool          // stopped at the time limit (the wall is the limit)
+	// invalid is the validator's verdict on the last run's output ("" =
+	// valid). It travels with the measurement through the memo, so a
+	// side shared by rows and curve points is validated once.
+	invalid string
 }
 
-func (m measurement) ok() bool { return m.err == "" && !m.timedOut && m.runs > 0 }
+// ok: the measurement is a figure: the tool ran to the end every time and
+// its output passed the validator.
+func (m measurement) ok() bool {
+	return m.err == "" && !m.timedOut && m.runs > 0 && m.invalid == ""
+}
 
 // side is one tool's command in a comparison.
 type side struct {
@@ -108,11 +124,7 @@ type benchCase struct {
 	// ("invalid output"), never a figure. Every row that times a tool
 	// has one (issue 24).
 	validate func(c *config, who string, s side) error
-	// expect, when set, is text that both tools' output (stdout and
-	// stderr) must contain, checked in one extra untimed run each, so a
-	// row cannot pass by doing nothing.
-	expect string
-	method string // how it is measured, for the report
+	method   string // how it is measured, for the report
 	// runs, when larger than -runs, is this row's number of runs: rows
 	// whose difference is small next to run-to-run noise get a steadier
 	// median (not with -quick).
@@ -127,7 +139,17 @@ type result struct {
 	notes     []string
 	argv      [2]string
 	miss      bool // set by a custom measurement or check
+	// prev is this row's offload-kit wall in the last committed report
+	// (0 = none comparable); regressed says ours is more than 20% slower.
+	prev      time.Duration
+	regressed bool
+	// rev is the -compare measurement: ours at this tree (now) and at
+	// the compared revision (old), paired.
+	rev *revResult
 }
+
+// invalid says whether either side's output failed its validator.
+func (r result) invalid() bool { return r.ours.invalid != "" || r.ref.invalid != "" }
 
 func main() {
 	c := config{memo: map[string]measurement{}, started: time.Now()}
@@ -146,6 +168,8 @@ func main() {
 	flag.BoolVar(&c.quick, "quick", false, "small sizes, 3 runs, 1 run per curve point: a smoke test in a minute or two")
 	flag.BoolVar(&c.curves, "curves", true, "run the issue 7 scaling curves")
 	out := flag.String("out", "", "write the markdown report here (plots go next to it)")
+	flag.StringVar(&c.baseline, "baseline", "", "the report whose offload-kit wall times this run is checked against (default: -out as committed at HEAD; \"none\": no check)")
+	flag.StringVar(&c.compareRev, "compare", "", "also run each selected row's offload-kit side built at this git revision, paired with this tree's (e.g. HEAD~1)")
 	flag.Parse()
 	if c.quick {
 		set := map[string]bool{}
@@ -190,6 +214,11 @@ func main() {
 	}
 	buildLauncher(&c)
 	c.shown = c.runs
+	if c.fast != "" {
+		c.stdoutFile = filepath.Join(c.fast, "stdout")
+	} else {
+		c.stdoutFile = filepath.Join(c.tmp, "stdout")
+	}
 	code := runAll(&c, *out)
 	if c.fast != "" {
 		os.RemoveAll(c.fast)
@@ -207,6 +236,18 @@ func (c *config) selected(name string) bool {
 }
 
 func runAll(c *config, out string) int {
+	if err := checkValidators(c, cases(), curves(c)); err != nil {
+		must(err)
+	}
+	prev, prevDesc := loadBaseline(c, out)
+	if c.compareRev != "" {
+		rb, err := buildRev(c, c.compareRev)
+		if err != nil {
+			must(fmt.Errorf("-compare %s: %v", c.compareRev, err))
+		}
+		c.rev = rb
+		defer os.RemoveAll(rb.dir)
+	}
 	var results []result
 	for _, bc := range cases() {
 		bc.name = c.names(bc.name)
@@ -216,10 +257,17 @@ func runAll(c *config, out string) int {
 		}
 		logf("%s ...", bc.name)
 		r := runCase(c, bc)
+		flagRegression(&r, prev)
 		results = append(results, r)
 		status := "ok"
 		if !r.ok {
 			status = "MISS: " + strings.Join(r.notes, "; ")
+		}
+		if r.regressed {
+			status += fmt.Sprintf("; REGRESSED: %.2f× the last report's %s", ratio(r.ours.wall, r.prev), fmtDur(r.prev))
+		}
+		if r.rev != nil {
+			status += "; " + r.rev.summary(c)
 		}
 		logf("%s: ours %s / %s, ref %s / %s: %s", bc.name, c.fmtM(r.ours, false), c.fmtM(r.ours, true), c.fmtM(r.ref, false), c.fmtM(r.ref, true), status)
 	}
@@ -233,14 +281,21 @@ func runAll(c *config, out string) int {
 			cs = append(cs, runCurve(c, cv))
 		}
 	}
-	report := render(c, results, cs)
+	report := render(c, results, cs, prevDesc)
 	fmt.Print(report)
 	if out != "" {
 		must(os.WriteFile(out, []byte(report), 0o644))
 	}
 	logf("done in %s", time.Since(c.started).Round(time.Second))
+	return exitStatus(results, cs)
+}
+
+// exitStatus is 3 when a row missed its target, failed, timed an invalid
+// output, or got more than 20% slower (against the last report or the
+// -compare revision), or a curve failed; 0 otherwise.
+func exitStatus(results []result, cs []curveResult) int {
 	for _, r := range results {
-		if !r.ok {
+		if !r.ok || r.regressed || (r.rev != nil && r.rev.regressed()) {
 			return 3 // a miss is reported, and visible in the exit status
 		}
 	}
@@ -250,6 +305,29 @@ func runAll(c *config, out string) int {
 		}
 	}
 	return 0
+}
+
+// checkValidators refuses to start when a selected row times a tool
+// without validating its output (issue 24: a row with an invalid output
+// is a failure, never a figure), or a selected curve operation does.
+func checkValidators(c *config, bcs []benchCase, cvs []curve) error {
+	var missing []string
+	for _, bc := range bcs {
+		if c.selected(c.names(bc.name)) && bc.validate == nil && bc.custom == nil {
+			missing = append(missing, fmt.Sprintf("row %q", c.names(bc.name)))
+		}
+	}
+	for _, cv := range cvs {
+		for _, op := range cv.ops {
+			if c.curves && c.selected(cv.name) && op.validate == nil {
+				missing = append(missing, fmt.Sprintf("curve %q, operation %q", cv.name, op.name))
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("no validator (benchCase.validate) for %s: every row that times a tool checks its output", strings.Join(missing, ", "))
+	}
+	return nil
 }
 
 func runCase(c *config, bc benchCase) result {
@@ -287,28 +365,12 @@ func runCase(c *config, bc benchCase) result {
 		if bc.refKey != nil {
 			rk = bc.refKey(c)
 		}
-		runs := c.runs
-		if bc.runs > runs && !c.quick {
-			runs = bc.runs
+		r.ours, r.ref = c.compare(probe{ok, o, bc.validator(c, "ours")}, probe{rk, l, bc.validator(c, "ref")}, bc.runsFor(c), 0, 0)
+		if c.rev != nil {
+			r.rev = c.compareWithRev(bc)
 		}
-		r.ours, r.ref = c.compare(ok, o, rk, l, runs, 0, 0)
 	}
 	r.ok, r.notes = check(r.tgt, r.ours, r.ref, r.notes)
-	if bc.expect != "" && bc.custom == nil {
-		for i, s := range []side{bc.ours(c), bc.ref(c)} {
-			if s.argv == nil || (i == 0 && !r.ours.ok()) || (i == 1 && !r.ref.ok()) {
-				continue
-			}
-			out, err := c.output(s)
-			if err == nil && !strings.Contains(out, bc.expect) {
-				err = fmt.Errorf("output lacks %q", bc.expect)
-			}
-			if err != nil {
-				r.notes = append(r.notes, fmt.Sprintf("%s: %s", []string{"offload-kit", "reference"}[i], firstLines(err.Error(), 1)))
-				r.miss = r.miss || i == 0
-			}
-		}
-	}
 	if bc.check != nil && r.ours.ok() {
 		n, pass := bc.check(c, &r)
 		r.notes = append(r.notes, n...)
@@ -318,26 +380,52 @@ func runCase(c *config, bc benchCase) result {
 	return r
 }
 
+// runsFor is the number of runs of a row's commands.
+func (bc benchCase) runsFor(c *config) int {
+	if bc.runs > c.runs && !c.quick {
+		return bc.runs
+	}
+	return c.runs
+}
+
+// validator binds a row's validate to one side ("ours" or "ref").
+func (bc benchCase) validator(c *config, who string) func(side) error {
+	if bc.validate == nil {
+		return nil
+	}
+	return func(s side) error { return bc.validate(c, who, s) }
+}
+
+// probe is one command to measure: its memo key ("" = not shared), the
+// side, and the check of what its last timed run wrote or printed.
+type probe struct {
+	key      string
+	s        side
+	validate func(side) error
+}
+
 // compare runs both sides alternately, so drift affects both equally:
 // runs times each (refRuns for the reference, when > 0). A side whose key
 // is already in the memo (with enough runs) is not run again. refLimit
 // caps each reference run (0 = none); after a failure or a timeout that
-// side stops.
-func (c *config) compare(oursKey string, ours side, refKey string, ref side, runs, refRuns int, refLimit time.Duration) (measurement, measurement) {
+// side stops. Right after a side's last run, before the other side's run
+// or anything else can remove its outputs, its validator checks them; a
+// failure marks the measurement invalid (the memo keeps the verdict).
+func (c *config) compare(ours, ref probe, runs, refRuns int, refLimit time.Duration) (measurement, measurement) {
 	type acc struct {
-		key   string
-		s     side
-		runs  int
-		limit time.Duration
-		walls []time.Duration
-		rss   []int64
-		m     measurement
-		done  bool
+		probe
+		runs    int
+		limit   time.Duration
+		walls   []time.Duration
+		rss     []int64
+		m       measurement
+		done    bool
+		invalid string
 	}
 	if refRuns <= 0 {
 		refRuns = runs
 	}
-	sides := []*acc{{key: oursKey, s: ours, runs: runs}, {key: refKey, s: ref, runs: refRuns, limit: refLimit}}
+	sides := []*acc{{probe: ours, runs: runs}, {probe: ref, runs: refRuns, limit: refLimit}}
 	for _, a := range sides {
 		if m, hit := c.memo[a.key]; hit && a.key != "" && (m.runs >= a.runs || !m.ok()) {
 			a.m, a.done = m, true
@@ -364,12 +452,15 @@ func (c *config) compare(oursKey string, ours side, refKey string, ref side, run
 				if len(a.walls) == 1 && c.slow > 0 && w > c.slow && a.runs > 3 {
 					a.runs = 3 // a very slow command: the median of 3
 				}
+				if len(a.walls) == a.runs {
+					a.invalid = c.validateRun(a.validate, a.s)
+				}
 			}
 		}
 	}
 	for _, a := range sides {
 		if !a.done && len(a.walls) > 0 {
-			a.m = measurement{wall: median(a.walls), rss: medianI(a.rss), runs: len(a.walls), lo: slices.Min(a.walls), hi: slices.Max(a.walls)}
+			a.m = measurement{wall: median(a.walls), rss: medianI(a.rss), runs: len(a.walls), lo: slices.Min(a.walls), hi: slices.Max(a.walls), invalid: a.invalid}
 		}
 		if a.key != "" && a.s.argv != nil {
 			if m, hit := c.memo[a.key]; !hit || m.runs < a.m.runs {
@@ -383,9 +474,27 @@ func (c *config) compare(oursKey string, ours side, refKey string, ref side, run
 	return sides[0].m, sides[1].m
 }
 
-// run runs one command, with output discarded, and returns its wall time
-// and the peak RSS that getrusage reports for it (Linux: the maximum over
-// the child and the descendants it waited for).
+// validateRun runs a side's validator on its last run; it returns the
+// verdict ("" = valid).
+func (c *config) validateRun(v func(side) error, s side) string {
+	if v == nil {
+		return "" // checkValidators refused to start without one
+	}
+	t := time.Now()
+	err := v(s)
+	if d := time.Since(t); d > 5*time.Second {
+		logf("  validating %s took %s", filepath.Base(s.argv[0]), d.Round(100*time.Millisecond))
+	}
+	if err != nil {
+		return firstLines(err.Error(), 3)
+	}
+	return ""
+}
+
+// run runs one command and returns its wall time and the peak RSS that
+// getrusage reports for it (Linux: the maximum over the child and the
+// descendants it waited for). Its stdout goes to c.stdoutFile and its
+// stderr to c.lastStderr, for the validators (printed).
 func (c *config) run(s side, limit time.Duration) (time.Duration, int64, error) {
 	for _, d := range s.fresh {
 		os.RemoveAll(d)
@@ -426,9 +535,18 @@ func (c *config) run(s side, limit time.Duration) (time.Duration, int64, error) 
 	cmd.WaitDelay = 10 * time.Second
 	var errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &errb
+	if c.stdoutFile != "" {
+		f, err := os.Create(c.stdoutFile)
+		if err != nil {
+			return 0, 0, err
+		}
+		defer f.Close()
+		cmd.Stdout = f
+	}
 	start := time.Now()
 	err := cmd.Run()
 	d := time.Since(start)
+	c.lastStderr = errb.String()
 	if ctx.Err() != nil {
 		return d, 0, ctx.Err()
 	}
@@ -506,6 +624,19 @@ func check(t target, ours, ref measurement, notes []string) (bool, []string) {
 		return false, append(notes, "offload-kit not measured")
 	}
 	ok := true
+	// An invalid output is a failure, whichever side wrote it: the
+	// figures of a run that did not do the work compare nothing.
+	if ours.invalid != "" {
+		ok = false
+		notes = append(notes, "invalid output (ours): "+ours.invalid)
+	}
+	if ref.invalid != "" {
+		ok = false
+		notes = append(notes, "invalid output (reference): "+ref.invalid)
+	}
+	if !ok {
+		return false, notes
+	}
 	needRef := t.maxWallRatio > 0 || t.maxRSSRatio > 0
 	if ref.err != "" {
 		notes = append(notes, "reference failed: "+firstLines(ref.err, 1))
@@ -585,6 +716,11 @@ func (c *config) fmtM(m measurement, rss bool) string {
 	switch {
 	case m.err != "":
 		return "FAILED"
+	case m.invalid != "":
+		if rss {
+			return "–"
+		}
+		return "invalid"
 	case m.timedOut:
 		if rss {
 			return "–"
@@ -658,20 +794,6 @@ func writeData(path string, n int64, seed uint64) error {
 		done += m
 	}
 	return f.Close()
-}
-
-// output runs a side once, untimed, and returns its stdout and stderr.
-func (c *config) output(s side) (string, error) {
-	for _, d := range s.fresh {
-		os.RemoveAll(d)
-		os.MkdirAll(d, 0o755)
-		defer os.RemoveAll(d)
-	}
-	cmd := exec.Command(s.argv[0], s.argv[1:]...)
-	cmd.Dir = s.dir
-	cmd.Env = append(os.Environ(), "TMPDIR="+c.tmp)
-	out, err := cmd.CombinedOutput()
-	return string(out), err
 }
 
 // sh runs a setup command (not measured).

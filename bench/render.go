@@ -62,7 +62,7 @@ func toolVersion(c *config) string {
 	return strings.SplitN(string(out), "\n", 2)[0]
 }
 
-func render(c *config, rs []result, cs []curveResult) string {
+func render(c *config, rs []result, cs []curveResult, prevDesc string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Performance\n\n")
 	fmt.Fprintf(&b, "offload-kit's tools against the LLVM 22 tools they replace (%s). Regenerate with `make bench`; this file was written by:\n\n", toolVersion(c))
@@ -70,12 +70,21 @@ func render(c *config, rs []result, cs []curveResult) string {
 	fmt.Fprintf(&b, "- **When, where**: %s, %d CPUs (%s), %s; load average %s at the start and %s at the end (the machine was shared: expect noise, most in the short rows). The run took %s.\n",
 		c.started.UTC().Format("2006-01-02 15:04 UTC"), runtime.NumCPU(), cpuModel(), runtime.GOOS+"/"+runtime.GOARCH, startLoad, loadavg(), time.Since(c.started).Round(time.Second))
 	fmt.Fprintf(&b, "- **Method**: each headline figure is the median of %d runs (more where a row's method says so; 3 for a command whose first run takes over %s; the table says so), each curve point the median of %d; the two tools run alternately, so drift hits both. Wall time is measured around the child process; RSS is its peak resident set size from `getrusage`/`wait4` (Linux reports the maximum over the child and the descendants it waited for, so a tool that runs `llvm-dis` or `clang` is charged for them). %s Ratios are offload-kit / LLVM: below 1 is better. Inputs are made by the LLVM tools, in a scratch directory that is deleted afterwards; the tools' temporary files go there too (`TMPDIR`).\n", c.runs, c.slow, c.curveRuns, launcherNote(c))
-	fmt.Fprintf(&b, "- **Exit status**: 0 when every target is met, 3 when any is missed or a tool failed (a miss is never hidden), 1 when the harness fails. Subsets: `-only <substring>`, `-quick` (small sizes), `-curves=false`.\n\n")
+	fmt.Fprintf(&b, "- **Validation**: every row checks what each side's last timed run wrote or printed (round trips against the inputs, LLVM's tools reading our outputs, `opt -passes=verify`, counts; each row's method says how). A side whose output fails is a failure, marked **INVALID**, never a figure.\n")
+	if prevDesc != "" {
+		fmt.Fprintf(&b, "- **Regressions**: each row's offload-kit wall is compared with the row of the same name in %s; more than %.0f%% slower is a regression (the \"vs last report\" column: this run's wall over that one, with that figure).\n", prevDesc, (slower-1)*100)
+	} else {
+		fmt.Fprintf(&b, "- **Regressions**: no earlier report to compare with (`-baseline`).\n")
+	}
+	fmt.Fprintf(&b, "- **Exit status**: 0 when every target is met, 3 when any is missed, a tool failed, an output was invalid or a row regressed (a miss is never hidden), 1 when the harness fails. Subsets: `-only <substring>`, `-quick` (small sizes), `-curves=false`.\n\n")
 
-	misses := 0
+	misses, regressed := 0, 0
 	for _, r := range rs {
 		if !r.ok {
 			misses++
+		}
+		if r.regressed {
+			regressed++
 		}
 	}
 	fmt.Fprintf(&b, "## Headline rows\n\n")
@@ -90,10 +99,22 @@ func render(c *config, rs []result, cs []curveResult) string {
 	} else if len(rs) > 0 {
 		fmt.Fprintf(&b, "All %d rows meet their targets.\n\n", len(rs))
 	}
-	b.WriteString("| case | issue | offload-kit wall | offload-kit RSS | compared with | its wall | its RSS | wall ratio | RSS ratio | target | met |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	if regressed > 0 {
+		fmt.Fprintf(&b, "**%s more than %.0f%% slower than in the last report**:\n\n", rowsAre(regressed), (slower-1)*100)
+		for _, r := range rs {
+			if r.regressed {
+				fmt.Fprintf(&b, "- %s (#%d): %s\n", r.bc.name, r.bc.issue, fmtPrev(r))
+			}
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("| case | issue | offload-kit wall | offload-kit RSS | vs last report | compared with | its wall | its RSS | wall ratio | RSS ratio | target | met |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rs {
 		met := "yes"
-		if !r.ok {
+		switch {
+		case r.invalid():
+			met = "**INVALID**"
+		case !r.ok:
 			met = "**MISS**"
 		}
 		if len(r.notes) > 0 {
@@ -109,10 +130,11 @@ func render(c *config, rs []result, cs []curveResult) string {
 				}
 			}
 		}
-		fmt.Fprintf(&b, "| %s | #%d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-			r.bc.name, r.bc.issue, c.fmtM(r.ours, false), c.fmtM(r.ours, true), r.bc.refDesc, c.fmtM(r.ref, false), c.fmtM(r.ref, true),
+		fmt.Fprintf(&b, "| %s | #%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			r.bc.name, r.bc.issue, c.fmtM(r.ours, false), c.fmtM(r.ours, true), fmtPrev(r), r.bc.refDesc, c.fmtM(r.ref, false), c.fmtM(r.ref, true),
 			fmtRatio(r.ours, r.ref, false), fmtRatio(r.ours, r.ref, true), tgt, escape(met))
 	}
+	renderRev(c, &b, rs)
 	b.WriteString("\n### How each row is measured\n\nPaths are relative to the scratch directory; `bin/` is offload-kit's, bare LLVM tool names are in the LLVM directory.\n\n")
 	for _, r := range rs {
 		fmt.Fprintf(&b, "- **%s**", r.bc.name)
