@@ -7,7 +7,9 @@ LLVM := /usr/lib/llvm-22/bin
 FUZZTIME ?= 3s
 
 # make install PREFIX=... DESTDIR=...: the three tools, the LLVM names (links
-# to them, made by `make build`), man pages and bash/zsh completions.
+# to them, made by `make build`), man pages, bash/zsh completions for every
+# name, and the documentation the help texts cite (README.md and docs/ in
+# DOCDIR).
 PREFIX ?= /usr/local
 DESTDIR ?=
 BUILD := $(CURDIR)/build
@@ -71,7 +73,7 @@ demo: deps build
 
 # Man pages and completions generated from the built tools (build/share).
 share: build
-	@GO=$(GO) packaging/gen-share.sh $(BIN) $(BUILD)/share $(DESCRIBE)
+	@GO=$(GO) packaging/gen-share.sh $(BIN) $(BUILD)/share $(DESCRIBE) $(DOCDIR)
 
 install: build share
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(DOCDIR)
@@ -80,15 +82,17 @@ install: build share
 	@for f in $(BUILD)/share/man/man1/*; do \
 	  if [ -L "$$f" ]; then cp -P "$$f" $(DESTDIR)$(MANDIR)/; else install -m 0644 "$$f" $(DESTDIR)$(MANDIR)/; fi; \
 	done
-	install -m 0644 $(BUILD)/share/bash-completion/offload-packager $(DESTDIR)$(BASHCOMPDIR)/offload-packager
-	install -m 0644 $(BUILD)/share/zsh/_offload-packager $(DESTDIR)$(ZSHCOMPDIR)/_offload-packager
-	install -m 0644 LICENSE $(DESTDIR)$(DOCDIR)/
+	cp -P $(BUILD)/share/bash-completion/* $(DESTDIR)$(BASHCOMPDIR)/
+	cp -P $(BUILD)/share/zsh/* $(DESTDIR)$(ZSHCOMPDIR)/
+	install -m 0644 LICENSE README.md docs/*.md docs/*.png $(DESTDIR)$(DOCDIR)/
+	install -d $(DESTDIR)$(DOCDIR)/formats
+	install -m 0644 docs/formats/*.md $(DESTDIR)$(DOCDIR)/formats/
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(TOOLS) $(LLVM_NAMES))
 	rm -f $(DESTDIR)$(MANDIR)/offload-packager.1 $(DESTDIR)$(MANDIR)/offload-packager-*.1 \
 	  $(addprefix $(DESTDIR)$(MANDIR)/,$(addsuffix .1,$(LLVM_NAMES) linker-wrapper sycl-linker))
-	rm -f $(DESTDIR)$(BASHCOMPDIR)/offload-packager $(DESTDIR)$(ZSHCOMPDIR)/_offload-packager
+	rm -f $(addprefix $(DESTDIR)$(BASHCOMPDIR)/,$(TOOLS) $(LLVM_NAMES)) $(addprefix $(DESTDIR)$(ZSHCOMPDIR)/_,$(TOOLS) $(LLVM_NAMES))
 	rm -rf $(DESTDIR)$(DOCDIR)
 
 # build/offload-kit_<version>_amd64.deb (dpkg-deb; installs under /usr).

@@ -178,17 +178,81 @@ func checkManPages(t *testing.T, mandir, suffix string) {
 	}
 }
 
-// checkBashCompletion sources the installed completion after Debian's
-// bash-completion (which it builds on) and completes "offload-packager d"
-// (cobra's V2 script asks the binary found on PATH).
-func checkBashCompletion(t *testing.T, file, bindir string) {
+// checkBashCompletion sources the installed completion of each name after
+// Debian's bash-completion (which they build on), as its loader does (the
+// file named after the command), and completes a word with the function
+// that `complete -p` names: subcommands and option values of
+// offload-packager (cobra's V2 script asks the binary found on PATH),
+// and the options of every tool with LLVM's command line.
+func checkBashCompletion(t *testing.T, dir, bindir string) {
 	t.Helper()
-	script := `set -e; source /usr/share/bash-completion/bash_completion; source "$1"; complete -p offload-packager >/dev/null
+	for _, c := range []struct {
+		words []string
+		want  string
+	}{
+		{[]string{"offload-packager", "d"}, "dump"},
+		{[]string{"offload-packager", "extract", "--kind", "h"}, "hip"},
+		{[]string{"offload-packager", "bundle", "-typ"}, "-type="},
+		{[]string{"offload-packager", "create", "--ima"}, "--image="},
+		{[]string{"linker-wrapper", "--linker-pa"}, "--linker-path="},
+		{[]string{"clang-linker-wrapper", "--dry-r"}, "--dry-run"},
+		{[]string{"sycl-linker", "--module-split"}, "--module-split-mode="},
+		{[]string{"clang-sycl-linker", "--ir-output"}, "--ir-output-only"},
+		{[]string{"llvm-offload-binary", "--ima"}, "--image="},
+		{[]string{"clang-offload-packager", "--arch"}, "--archive"},
+		{[]string{"clang-offload-bundler", "--unb"}, "--unbundle"},
+	} {
+		script := `set -e; source /usr/share/bash-completion/bash_completion; source "$1"; shift
+fn=$(complete -p "$1" | sed -n 's/.* -F \([^ ]*\) .*/\1/p'); [ -n "$fn" ]
+set +e # cobra's functions end some steps with a failing test
 compopt() { :; } # only valid inside a real completion
-COMP_WORDS=(offload-packager d); COMP_CWORD=1; COMP_LINE="offload-packager d"; COMP_POINT=${#COMP_LINE}
-__start_offload-packager; echo "${COMPREPLY[@]}"`
-	out := sh(t, bindir, []string{"PATH=" + bindir + ":" + os.Getenv("PATH")}, "bash", "-c", script, "bash", file)
-	assert.Equal(t, "dump", strings.TrimSpace(out))
+COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+"$fn" "$1" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"; echo "${COMPREPLY[@]}"`
+		args := append([]string{"-c", script, "bash", filepath.Join(dir, c.words[0])}, c.words...)
+		out := sh(t, bindir, []string{"PATH=" + bindir + ":" + os.Getenv("PATH")}, "bash", args...)
+		assert.Equal(t, c.want, strings.TrimSpace(out), "%q", c.words)
+	}
+}
+
+// checkZshCompletion: every name has a zsh completion that names it.
+func checkZshCompletion(t *testing.T, dir string) {
+	t.Helper()
+	for _, name := range append(append([]string{}, tools...), keys(llvmNames)...) {
+		b, err := os.ReadFile(filepath.Join(dir, "_"+name))
+		require.NoError(t, err, name)
+		first, _, _ := strings.Cut(string(b), "\n")
+		assert.Regexp(t, `^#compdef( [a-z-]+)* `+regexp.QuoteMeta(name)+`( |$)`, first, name)
+	}
+}
+
+// checkDocs: the documentation the help texts and man pages cite is
+// installed in docdir, and the installed offload-packager's help names
+// it there (binDocdir: docdir as the installed binary finds it, under
+// DESTDIR; docdir: as the man pages name it, under PREFIX).
+func checkDocs(t *testing.T, bindir, binDocdir, mandir, docdir, suffix string) {
+	t.Helper()
+	for _, doc := range []string{"README.md", "extract.md", "dump-json.md", "kernels-json.md", "bundle.md", "fatbin.md", "linker-wrapper.md", "sycl-linker.md", "formats/offload-binary.md"} {
+		assert.FileExists(t, filepath.Join(binDocdir, doc))
+	}
+	cited := regexp.MustCompile(`share/doc/offload-kit/[A-Za-z0-9_./-]*\.md`)
+	for _, args := range [][]string{{"--help"}, {"extract", "--help"}, {"dump", "--help"}, {"help", "bundle"}} {
+		h := sh(t, bindir, nil, filepath.Join(bindir, "offload-packager"), args...)
+		for _, m := range cited.FindAllString(h, -1) {
+			assert.FileExists(t, filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(binDocdir))), m), "%q cites %s", args, m)
+		}
+	}
+	h := sh(t, bindir, nil, filepath.Join(bindir, "offload-packager"), "extract", "--help")
+	assert.Contains(t, h, filepath.Join(binDocdir, "extract.md"))
+	page := filepath.Join(mandir, "offload-packager-extract.1"+suffix)
+	var src string
+	if suffix == ".gz" {
+		src = sh(t, mandir, nil, "zcat", page)
+	} else {
+		b, err := os.ReadFile(page)
+		require.NoError(t, err)
+		src = string(b)
+	}
+	assert.Contains(t, src, filepath.Join(docdir, "extract.md"))
 }
 
 // TestMakeInstall: make install into a DESTDIR under PREFIX=/usr/local,
@@ -206,10 +270,12 @@ func TestMakeInstall(t *testing.T) {
 		assert.Equal(t, fs.FileMode(0o755), fi.Mode().Perm(), tool)
 	}
 	checkManPages(t, filepath.Join(prefix, "share/man/man1"), "")
-	checkBashCompletion(t, filepath.Join(prefix, "share/bash-completion/completions/offload-packager"), filepath.Join(prefix, "bin"))
+	checkBashCompletion(t, filepath.Join(prefix, "share/bash-completion/completions"), filepath.Join(prefix, "bin"))
+	checkZshCompletion(t, filepath.Join(prefix, "share/zsh/site-functions"))
 	zsh, err := os.ReadFile(filepath.Join(prefix, "share/zsh/site-functions/_offload-packager"))
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(zsh), "#compdef offload-packager"), "zsh completion header")
+	checkDocs(t, filepath.Join(prefix, "bin"), filepath.Join(prefix, "share/doc/offload-kit"), filepath.Join(prefix, "share/man/man1"), "/usr/local/share/doc/offload-kit", "")
 	lic, err := os.ReadFile(filepath.Join(prefix, "share/doc/offload-kit/LICENSE"))
 	require.NoError(t, err)
 	assert.Contains(t, string(lic), "Apache License\n                           Version 2.0, January 2004")
@@ -270,6 +336,7 @@ func TestDeb(t *testing.T) {
 	contents := sh(t, scratch, nil, "dpkg-deb", "--contents", deb)
 	assert.Contains(t, contents, "./usr/bin/llvm-offload-binary -> offload-packager")
 	assert.Contains(t, contents, "./usr/share/doc/offload-kit/copyright")
+	assert.Contains(t, contents, "./usr/share/doc/offload-kit/extract.md")
 
 	// A scratch root with an empty dpkg database.
 	root := filepath.Join(scratch, "root")
@@ -287,8 +354,9 @@ func TestDeb(t *testing.T) {
 	bindir := filepath.Join(root, "usr/bin")
 	checkNames(t, bindir)
 	checkManPages(t, filepath.Join(root, "usr/share/man/man1"), ".gz")
-	checkBashCompletion(t, filepath.Join(root, "usr/share/bash-completion/completions/offload-packager"), bindir)
-	require.FileExists(t, filepath.Join(root, "usr/share/zsh/vendor-completions/_offload-packager"))
+	checkBashCompletion(t, filepath.Join(root, "usr/share/bash-completion/completions"), bindir)
+	checkZshCompletion(t, filepath.Join(root, "usr/share/zsh/vendor-completions"))
+	checkDocs(t, bindir, filepath.Join(root, "usr/share/doc/offload-kit"), filepath.Join(root, "usr/share/man/man1"), "/usr/share/doc/offload-kit", ".gz")
 	copyright, err := os.ReadFile(filepath.Join(root, "usr/share/doc/offload-kit/copyright"))
 	require.NoError(t, err)
 	assert.Contains(t, string(copyright), "Apache License, Version 2.0")

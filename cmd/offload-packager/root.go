@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -248,6 +250,10 @@ one filter. Details: ` + docRef("extract.md") + `.`,
 	extract.Flags().StringVar(&exKind, "kind", "", "only images of this offload kind (openmp, cuda, hip, sycl)")
 	extract.Flags().BoolVar(&ex.Raw, "raw", false, "write compressed fatbin entries as stored (the zstd or LZ4 stream) instead of decompressed")
 	extract.Flags().StringVarP(&exDir, "output-dir", "d", "", "directory for the extracted files (default: current)")
+	_ = extract.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions([]string{"openmp", "cuda", "hip", "sycl"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = extract.RegisterFlagCompletionFunc("output-dir", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return nil, cobra.ShellCompDirectiveFilterDirs
+	})
 
 	var do packager.DumpOptions
 	dump := &cobra.Command{
@@ -322,6 +328,14 @@ behaviour (LLVM 22): -type=o|a|bc|ll|s|i|..., -targets=KIND-TRIPLE-ARCH,...,
 			})
 		},
 	}
+	create.ValidArgsFunction = optionCompletion(func() []string { return packager.CreateOptionNames() })
+	bundle.ValidArgsFunction = optionCompletion(func() []string {
+		var help bytes.Buffer
+		benv := &bundler.Env{Env: *env}
+		benv.Stdout, benv.Stderr = &help, io.Discard
+		_ = bundler.Main(context.Background(), benv, "offload-packager bundle", []string{"--help-hidden"})
+		return helpOptions(help.String())
+	})
 	// The bare llvm-offload-binary command line (see dispatch).
 	bare := &cobra.Command{
 		Use:                bareCmd,
@@ -503,6 +517,53 @@ func flagError(c *cobra.Command, err error) error {
 		}
 	}
 	return &cli.FlagError{Err: err}
+}
+
+// optionCompletion completes the LLVM-syntax options of create and
+// bundle (whose flags cobra does not parse) from names ("-o",
+// "--image="), in the spelling typed ("-ty" gives "-type=", "--ty"
+// "--type="), and file names for anything else.
+func optionCompletion(names func() []string) cobra.CompletionFunc {
+	return func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if !strings.HasPrefix(toComplete, "-") {
+			return nil, cobra.ShellCompDirectiveDefault
+		}
+		var out []string
+		dir := cobra.ShellCompDirectiveNoFileComp
+		// LLVM takes one dash or two: complete in the spelling typed.
+		typed := strings.TrimLeft(toComplete, "-")
+		one := !strings.HasPrefix(toComplete, "--")
+		for _, n := range names() {
+			bare := strings.TrimLeft(n, "-")
+			if !strings.HasPrefix(bare, typed) {
+				continue
+			}
+			if one {
+				n = "-" + bare
+			}
+			out = append(out, n)
+		}
+		if len(out) == 1 && strings.HasSuffix(out[0], "=") {
+			dir |= cobra.ShellCompDirectiveNoSpace
+		}
+		return out, dir
+	}
+}
+
+// helpOption is an option at the start of a cl::opt help line.
+var helpOption = regexp.MustCompile(`(?m)^  (--?[A-Za-z0-9#][A-Za-z0-9_.#-]*)(=?)`)
+
+// helpOptions lists the options a cl::opt --help-hidden text shows, as
+// typed ("--type=", "--list"), without the refused --print-options and
+// --print-all-options.
+func helpOptions(help string) []string {
+	var out []string
+	for _, m := range helpOption.FindAllStringSubmatch(help, -1) {
+		if m[1] != "--print-options" && m[1] != "--print-all-options" {
+			out = append(out, m[1]+m[2])
+		}
+	}
+	return out
 }
 
 // checkOneDash finds a long option of cmd given with one dash before "--".

@@ -166,3 +166,23 @@ func ParseCreate(prog string, args []string) (CreateOptions, error) {
 // OffloadBinaryOption reports whether name (without dashes) is an option
 // of llvm-offload-binary's command line.
 func OffloadBinaryOption(name string) bool { return offloadBinaryOpts("", "").Known(name) }
+
+// CreateOptionNames lists create's options as typed for completion:
+// "-o", "--image=", ... (a trailing "=" when the option takes a value).
+func CreateOptionNames() []string {
+	var out []string
+	for _, o := range append(offloadBinaryOpts("", "").Opts, createExtOpts...) {
+		if o.Unlisted || o.Name == obArchive {
+			continue
+		}
+		switch {
+		case len(o.Name) == 1:
+			out = append(out, "-"+o.Name)
+		case o.Value:
+			out = append(out, "--"+o.Name+"=")
+		default:
+			out = append(out, "--"+o.Name)
+		}
+	}
+	return out
+}
