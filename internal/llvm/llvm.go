@@ -3,6 +3,7 @@ package llvm
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"unsafe"
@@ -63,6 +64,16 @@ type Lib struct {
 	parseCommandLineOptions     func(argc int32, argv **byte, overview string)
 }
 
+// rtldDeepbind is glibc's RTLD_DEEPBIND: the library's own symbols (and
+// its dependencies') come before the global scope's when its relocations
+// are resolved. Without it, each of libLLVM's tens of
+// thousands of symbol lookups searches the executable first, and a Go
+// executable has only a SysV hash table (no GNU one), the slow kind: the
+// load took 40% more instructions (43.8 against 26.1 million for a
+// helper's whole life, callgrind). The executable defines no symbol that
+// libLLVM uses, so the binding is the same.
+const rtldDeepbind = 0x8
+
 // ErrNotFound wraps the failure to load a library or one of its symbols.
 var ErrNotFound = errors.New("llvm: library or symbol not found")
 
@@ -83,7 +94,13 @@ func (e *Error) Error() string {
 // dynamic loader searches for) and binds the functions of the C API that
 // this package uses. A missing symbol is an error wrapping ErrNotFound.
 func Open(path string) (*Lib, error) {
-	h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	flags := purego.RTLD_NOW | purego.RTLD_LOCAL | rtldDeepbind
+	if os.Getenv("LD_PRELOAD") != "" {
+		// a preloaded allocator (or sanitizer) must stay in front of
+		// libLLVM's lookups, or memory would cross allocators
+		flags &^= rtldDeepbind
+	}
+	h, err := purego.Dlopen(path, flags)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrNotFound, path, err)
 	}

@@ -392,3 +392,24 @@ func TestJobserverRetiringHelpers(t *testing.T) {
 	require.NoError(t, ctx.Err(), "the codegens hung")
 	assert.Equal(t, int64(1), most.Load(), "one helper at a time")
 }
+
+// TestCloseLetsHelpersExit: Close returns without waiting for the helpers'
+// exits, and they exit by themselves (their input closed) and are
+// reaped.
+func TestCloseLetsHelpersExit(t *testing.T) {
+	p := New(Config{Helpers: 2})
+	p.Prestart(context.Background(), 2)
+	for end := time.Now().Add(20 * time.Second); len(p.helperPids()) < 2 && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	pids := p.helperPids()
+	require.Len(t, pids, 2)
+	require.NoError(t, p.Close())
+	for _, pid := range pids {
+		end := time.Now().Add(5 * time.Second)
+		for alive(pid) && time.Now().Before(end) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		assert.False(t, alive(pid), "helper %d still running", pid)
+	}
+}

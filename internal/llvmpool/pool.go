@@ -223,8 +223,12 @@ func plural(n int, s string) string {
 	return s
 }
 
-// Close ends every helper (each exits when its input closes) and waits
-// for them, so that none outlives the tool.
+// Close ends every helper: its input closes, and it exits by itself (it
+// holds no output: a helper writes nothing after its last response). Close
+// gives back their job slots and does not wait for their exits, which
+// would only add the unmapping of libLLVM to the tool's own time: each is
+// reaped in the background (killed if still busy 5 s later), and the
+// parent-death signal ends any still running when the tool ends.
 func (p *Pool) Close() error {
 	if p == nil {
 		return nil
@@ -344,18 +348,19 @@ func (g *group) close() {
 	all := g.all
 	g.all = map[*helper]bool{}
 	g.mu.Unlock()
-	// a helper exits when its input closes
+	// a helper exits when its input closes; one still busy with a request
+	// is killed after a while, if the tool lives that long
 	for h := range all {
 		h.proc.Stdin.Close()
-	}
-	for h := range all {
-		select {
-		case <-h.proc.Done():
-		case <-time.After(5 * time.Second):
-			h.proc.Kill()
-		}
-		h.proc.Wait()
 		h.freeSlot()
+		go func() {
+			select {
+			case <-h.proc.Done():
+			case <-time.After(5 * time.Second):
+				h.proc.Kill()
+			}
+			h.proc.Wait()
+		}()
 	}
 }
 
@@ -479,7 +484,7 @@ func (g *group) adopt(h *helper) error {
 // (release major) and sets clopts, and reads its greeting. started, when
 // set, sees the process as soon as it runs.
 func spawn(exe exeRef, major int, libs, clopts []string, started func(*run.Proc), timeout time.Duration) (*helper, error) {
-	proc, err := startProc(&run.Cmd{Path: exe.path, Args: helperArgs(exe.argv0, major, libs, clopts)})
+	proc, err := startProc(&run.Cmd{Path: exe.path, Args: helperArgs(exe.argv0, major, libs, clopts), Env: helperEnv()})
 	if err != nil {
 		return nil, err
 	}
@@ -511,6 +516,14 @@ func spawn(exe exeRef, major int, libs, clopts []string, started func(*run.Proc)
 	}
 	h.version, h.lib = string(hello[0]), string(hello[1])
 	return h, nil
+}
+
+// helperEnv is a helper's environment: this process's, with the Go
+// runtime on one processor (GOMAXPROCS=1). A helper runs LLVM on one
+// thread at a time and its Go code only moves bytes; one P makes its
+// runtime start faster.
+func helperEnv() []string {
+	return append(os.Environ(), "GOMAXPROCS=1")
 }
 
 // response reads one response; a helper that dies or breaks the protocol

@@ -8,9 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -395,4 +397,35 @@ func TestSPIRVCodegenRetires(t *testing.T) {
 		require.Equal(t, want, got, "module %d", i)
 	}
 	assert.Equal(t, int64(2), p.started.Load(), "helpers for three assemblies and %d SPIR-V modules", n)
+}
+
+// TestFreshArenas: the workaround's check (spirv.go) on this glibc: a
+// goroutine that locks a new thread allocates from an arena of its own,
+// which it finds at the start of its first heap, and threads that park
+// for good keep theirs, so each finds a different one; the main arena is
+// never taken for one.
+func TestFreshArenas(t *testing.T) {
+	g, err := openGlibc()
+	require.NoError(t, err, "this test runs on glibc")
+	g.mallopt(mArenaMax, 256)
+	type res struct {
+		arena  unsafe.Pointer
+		ok     bool
+		stayed bool
+	}
+	seen := map[unsafe.Pointer]bool{}
+	for i := range 8 {
+		ch := make(chan res)
+		go func() {
+			runtime.LockOSThread() // parks for good below: never unlocked
+			a, ok := g.freshArena()
+			ch <- res{a, ok, g.arenaStayed(a)}
+			select {}
+		}()
+		r := <-ch
+		require.True(t, r.ok, "thread %d: no arena of its own found", i)
+		assert.True(t, r.stayed, "thread %d: a new arena has one heap", i)
+		assert.False(t, seen[r.arena], "thread %d: an arena seen before", i)
+		seen[r.arena] = true
+	}
 }
