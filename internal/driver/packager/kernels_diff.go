@@ -547,8 +547,8 @@ func KernelsDiff(ctx context.Context, env *Env, opt KernelsDiffOptions) error {
 	return nil
 }
 
-// cell is a metric as "before->after", "value" when unchanged, "-" when
-// unknown on both sides.
+// cell is a metric as "before->after", the value when it did not change
+// or one side only has it (added, removed), "-" when neither records it.
 func cell(c *KernelChange, i int) string {
 	b, a := c.Before.has(i), c.After.has(i)
 	switch {
@@ -557,9 +557,9 @@ func cell(c *KernelChange, i int) string {
 	case b && a:
 		return fmt.Sprintf("%d->%d", c.Before.v[i], c.After.v[i])
 	case a:
-		return fmt.Sprintf("+%d", c.After.v[i])
+		return fmt.Sprint(c.After.v[i])
 	case b:
-		return fmt.Sprintf("%d->", c.Before.v[i])
+		return fmt.Sprint(c.Before.v[i])
 	}
 	return dash
 }
@@ -583,7 +583,7 @@ func targetLabel(c *KernelChange) string {
 	if c.TargetA == "" {
 		return c.TargetB
 	}
-	return c.TargetA + "->" + c.TargetB
+	return c.TargetA + " -> " + c.TargetB
 }
 
 // diffRows are the change table's header and rows.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -819,4 +820,28 @@ func FuzzCCOBEntries(f *testing.F) {
 			assert.True(t, parsed[img] == 1 || img.Error != "", "entry %d: parsed or an error", i)
 		}
 	})
+}
+
+// TestKernelsImageErrorExitStatus: a zstd fatbin entry whose header says
+// it decodes to 2 GiB (over the 1 GiB limit) is reported on its row and
+// in the JSON, and makes the run fail, naming the entry; the other entry
+// is still listed.
+func TestKernelsImageErrorExitStatus(t *testing.T) {
+	d := t.TempDir()
+	copyInto(t, nestedTestdata, d, "elf_ptx_zstd.fatbin")
+	data, err := os.ReadFile(filepath.Join(d, "elf_ptx_zstd.fatbin"))
+	require.NoError(t, err)
+	// Entry 0's header is at 0x10; its uncompressed size at +0x38.
+	binary.LittleEndian.PutUint64(data[0x10+0x38:], 2<<30)
+	require.NoError(t, os.WriteFile(filepath.Join(d, "big.fatbin"), data, 0o644))
+	out, err := runKernels(d, KernelsOptions{Files: []string{"big.fatbin"}})
+	require.Error(t, err)
+	assert.Equal(t, "big.fatbin: fatbin 0 entry 0: zstd entry decodes to 2147483648 bytes, over the 1073741824-byte limit for listing functions (exceeds limit) at offset 0x10", err.Error())
+	assert.Contains(t, out, "big.fatbin: fatbin 0 entry 0 error: zstd entry decodes to 2147483648 bytes")
+	assert.Contains(t, out, "\nFUNCTIONS (2)\n", "the PTX entry's functions are listed")
+	out, err = runKernels(d, KernelsOptions{Files: []string{"big.fatbin"}, JSON: true})
+	require.Error(t, err)
+	var rep KernelsReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Contains(t, rep.Files[0].Images[0].Error, "over the 1073741824-byte limit")
 }

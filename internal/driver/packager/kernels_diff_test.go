@@ -1,0 +1,194 @@
+package packager
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/offload-kit/offload-kit/internal/cli/diag"
+)
+
+// tensileKernel is one kernel of a Tensile-style assembly code object:
+// no .size (the symbol has st_size 0), a local label inside, the metadata
+// written by hand.
+type tensileKernel struct {
+	name                 string
+	nops                 int // s_nop instructions (4 bytes each) before s_endpgm
+	sgprs, vgprs, agprs  int
+	lds, scratch, spills int
+}
+
+// tensileCodeObject assembles the kernels for the target ID with clang
+// 22 (-x assembler) into dir/name and returns the path.
+func tensileCodeObject(t *testing.T, dir, name, target string, ks []tensileKernel) string {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, ".amdgcn_target \"amdgcn-amd-amdhsa--%s\"\n.text\n", target)
+	for _, k := range ks {
+		fmt.Fprintf(&b, ".globl %[1]s\n.p2align 8\n.type %[1]s,@function\n%[1]s:\n  s_mov_b32 s0, 0\nlabel_%[1]s:\n", k.name)
+		for i := 0; i < k.nops; i++ {
+			b.WriteString("  s_nop 0\n")
+		}
+		b.WriteString("  s_endpgm\n")
+	}
+	b.WriteString(".rodata\n")
+	for _, k := range ks {
+		fmt.Fprintf(&b, ".p2align 6\n.amdhsa_kernel %s\n  .amdhsa_next_free_vgpr %d\n  .amdhsa_next_free_sgpr 16\n  .amdhsa_accum_offset 4\n  .amdhsa_group_segment_fixed_size %d\n  .amdhsa_private_segment_fixed_size %d\n.end_amdhsa_kernel\n",
+			k.name, max(k.vgprs, 4), k.lds, k.scratch)
+	}
+	b.WriteString(".amdgpu_metadata\n---\namdhsa.version: [ 1, 1 ]\namdhsa.kernels:\n")
+	for _, k := range ks {
+		fmt.Fprintf(&b, `  - .name: %[1]s
+    .symbol: %[1]s.kd
+    .args: []
+    .group_segment_fixed_size: %[2]d
+    .kernarg_segment_align: 8
+    .kernarg_segment_size: 0
+    .max_flat_workgroup_size: 256
+    .private_segment_fixed_size: %[3]d
+    .sgpr_count: %[4]d
+    .sgpr_spill_count: 0
+    .vgpr_count: %[5]d
+    .agpr_count: %[6]d
+    .vgpr_spill_count: %[7]d
+    .wavefront_size: 64
+`, k.name, k.lds, k.scratch, k.sgprs, k.vgprs, k.agprs, k.spills)
+	}
+	b.WriteString("...\n.end_amdgpu_metadata\n")
+	src := filepath.Join(dir, name+".s")
+	require.NoError(t, os.WriteFile(src, []byte(b.String()), 0o644))
+	sh(t, dir, oracle(t, "clang"), "-target", "amdgcn-amd-amdhsa", "-mcpu="+target, "-x", "assembler", src, "-o", name)
+	return name
+}
+
+// diffOut runs kernels diff and returns its output and error.
+func diffOut(t *testing.T, dir string, opt KernelsDiffOptions) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	err := KernelsDiff(context.Background(), &Env{Stdout: &out, Stderr: &out, Dir: dir}, opt)
+	return out.String(), err
+}
+
+// TestKernelsDiffTensile: two Tensile-style code objects (st_size 0
+// kernels), the first for gfx90a:xnack-, the second for gfx90a: the
+// targets match by processor with the feature change shown, and each
+// kernel's size (from the layout), registers, spills, LDS and scratch
+// deltas are the ones assembled; budgets set the error, in text, JSON and
+// Markdown; bad rules are usage errors.
+func TestKernelsDiffTensile(t *testing.T) {
+	d := t.TempDir()
+	a := tensileCodeObject(t, d, "old.co", "gfx90a:xnack-", []tensileKernel{
+		{name: "Cijk_MT64x64", nops: 10, sgprs: 30, vgprs: 40, agprs: 8, lds: 4096},
+		{name: "Cijk_MT32x32", nops: 2, sgprs: 20, vgprs: 16},
+		{name: "Cijk_gone", nops: 1, sgprs: 10, vgprs: 8},
+	})
+	b := tensileCodeObject(t, d, "new.co", "gfx90a", []tensileKernel{
+		{name: "Cijk_MT64x64", nops: 30, sgprs: 30, vgprs: 52, agprs: 8, lds: 8192, scratch: 64, spills: 3},
+		{name: "Cijk_MT32x32", nops: 2, sgprs: 20, vgprs: 16},
+		{name: "Cijk_fresh", nops: 3, sgprs: 12, vgprs: 8},
+	})
+	out, err := diffOut(t, d, KernelsDiffOptions{A: a, B: b, Format: "json"})
+	require.NoError(t, err, out)
+	var rep KernelsDiffReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	require.Len(t, rep.Archs, 1, "gfx90a:xnack- and gfx90a are one processor")
+	ad := rep.Archs[0]
+	assert.Equal(t, ArchDiff{Arch: "gfx90a", Class: "machine", TargetA: "gfx90a:xnack-", TargetB: "gfx90a", FuncsA: 3, FuncsB: 3,
+		Before: 256 + 256 + 12, After: 256 + 256 + 20, Delta: 8, Added: 1, Removed: 1, Changed: 1, Features: "xnack- -> (none)"}, ad,
+		"each kernel but the last runs to the next one (.p2align 8); the last to the end of .text")
+	var doc struct {
+		Changes []struct {
+			Name, Status  string
+			Before, After map[string]int64
+			Delta         map[string]int64
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	got := map[string]string{}
+	for _, c := range doc.Changes {
+		got[c.Name] = c.Status
+		if c.Name == "Cijk_MT64x64" {
+			assert.Equal(t, map[string]int64{"size": 256, "regs": 48, "sgprs": 30, "vgprs": 40, "agprs": 8, "spills": 0, "lds": 4096, "scratch": 0}, c.Before)
+			assert.Equal(t, map[string]int64{"size": 256, "regs": 60, "sgprs": 30, "vgprs": 52, "agprs": 8, "spills": 3, "lds": 8192, "scratch": 64}, c.After)
+			assert.Equal(t, map[string]int64{"size": 0, "regs": 12, "sgprs": 0, "vgprs": 12, "agprs": 0, "spills": 3, "lds": 4096, "scratch": 64}, c.Delta)
+		}
+	}
+	assert.Equal(t, map[string]string{"Cijk_MT64x64": "changed", "Cijk_gone": "removed", "Cijk_fresh": "added"}, got, "Cijk_MT32x32 did not change")
+
+	// Budgets.
+	for _, c := range []struct {
+		rules string
+		fail  []string // the breaks, "" for none
+	}{
+		{"spills>0", []string{"spills>0: spills is 3"}},
+		{"regs+8", []string{"regs+8: regs 48 -> 60 (+12)"}},
+		{"regs+12", nil},
+		{"lds+50%", []string{"lds+50%: lds 4096 -> 8192 (+100.0%)"}},
+		{"scratch+0", []string{"scratch+0: scratch 0 -> 64"}},
+		{"size+0%,vgprs>60,sgprs>12", []string{"Cijk_MT32x32: sgprs>12: sgprs is 20"}},
+	} {
+		out, err := diffOut(t, d, KernelsDiffOptions{A: a, B: b, Format: "json", FailOn: c.rules})
+		var rep KernelsDiffReport
+		require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+		if c.fail == nil {
+			assert.NoError(t, err, c.rules)
+			assert.Zero(t, rep.Violations, c.rules)
+			continue
+		}
+		require.Error(t, err, c.rules)
+		assert.Contains(t, err.Error(), "budget: ", c.rules)
+		assert.Contains(t, err.Error(), c.fail[0], c.rules)
+	}
+	// sgprs>12 holds for every kernel of B, changed or not: MT32x32 (20)
+	// and fresh (12: not over) too.
+	out, err = diffOut(t, d, KernelsDiffOptions{A: a, B: b, Format: "json", FailOn: "sgprs>12"})
+	require.Error(t, err)
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Equal(t, 2, rep.Violations, "MT64x64 (30) and the unchanged MT32x32 (20)")
+
+	// A budget file: rules a line, comments, commas.
+	require.NoError(t, os.WriteFile(filepath.Join(d, "budget.txt"), []byte("# CI budget\nspills>0   # no spills\nregs+16, size+5%\n\n"), 0o644))
+	out, err = diffOut(t, d, KernelsDiffOptions{A: a, B: b, BudgetFile: "budget.txt"})
+	require.Error(t, err)
+	assert.Contains(t, out, "\nBUDGET (spills>0, regs+16, size+5%): 1 function(s) over\n")
+	assert.Contains(t, out, "  gfx90a:xnack- -> gfx90a Cijk_MT64x64: spills>0: spills is 3\n")
+	assert.Regexp(t, `\n\s*\+0\s+FAIL changed\s+gfx90a:xnack- -> gfx90a\s+machine\s+256\s+48->60\s+30\s+0->3\s+4096->8192\s+0->64\s+Cijk_MT64x64\n`, out)
+	assert.Regexp(t, `\n\s*\+8\s+524\s+532\s+1\s+1\s+1\s+machine\s+gfx90a:xnack- -> gfx90a\n`, out)
+	assert.Regexp(t, `\n\s*\+20\s+added\s+gfx90a:xnack- -> gfx90a\s+machine\s+20\s+8\s+12\s+0\s+0\s+0\s+Cijk_fresh\n`, out)
+	assert.Regexp(t, `\n\s*-12\s+removed\s+gfx90a:xnack- -> gfx90a\s+machine\s+12\s+8\s+10\s+0\s+0\s+0\s+Cijk_gone\n`, out)
+
+	// Markdown for a pull-request comment.
+	out, err = diffOut(t, d, KernelsDiffOptions{A: a, B: b, Format: "md", FailOn: "spills>0"})
+	require.Error(t, err)
+	assert.Contains(t, out, "### Kernel changes: `old.co` → `new.co`\n\n**Budget** (`spills>0`): **1 function(s) over**\n\n")
+	assert.Contains(t, out, "| Δ bytes | before | after | added | removed | changed | code | target |\n|---:|---:|---:|---:|---:|---:|---:|---|\n| +8 | 524 | 532 | 1 | 1 | 1 | machine | gfx90a:xnack- -> gfx90a |\n")
+	assert.Contains(t, out, "| +0 | FAIL changed | gfx90a:xnack- -> gfx90a | machine | 256 | 48->60 | 30 | 0->3 | 4096->8192 | 0->64 | Cijk_MT64x64 |\n")
+	assert.Contains(t, out, "<details><summary>Over budget</summary>\n\n- `gfx90a:xnack- -> gfx90a` Cijk_MT64x64: spills>0: spills is 3\n\n</details>\n")
+
+	// Rules that do not parse are usage errors, before any input is read.
+	for _, c := range []struct{ rules, msg string }{
+		{"spills>x", `--fail-on: budget rule "spills>x": "x" is not a whole number of 0 or more`},
+		{"bytes+1", `--fail-on: budget rule "bytes+1": unknown metric "bytes" (one of size, regs, sgprs, vgprs, agprs, spills, lds, scratch)`},
+		{"regs=8", `--fail-on: budget rule "regs=8": want METRIC>N, METRIC+N or METRIC+N% (e.g. spills>0, regs+8, size+5%)`},
+		{"size+-5%", `--fail-on: budget rule "size+-5%": "-5" is not a whole number of 0 or more`},
+	} {
+		_, err := diffOut(t, d, KernelsDiffOptions{A: "missing-a", B: "missing-b", FailOn: c.rules})
+		var fe *diag.FlagError
+		require.True(t, errors.As(err, &fe), "%s: %v", c.rules, err)
+		assert.Equal(t, c.msg, err.Error())
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(d, "bad.txt"), []byte("spills>0\nregs+eight\n"), 0o644))
+	_, err = diffOut(t, d, KernelsDiffOptions{A: a, B: b, BudgetFile: "bad.txt"})
+	var fe *diag.FlagError
+	require.True(t, errors.As(err, &fe), "%v", err)
+	assert.Equal(t, `--budget-file: bad.txt:2: budget rule "regs+eight": "eight" is not a whole number of 0 or more`, err.Error())
+}
