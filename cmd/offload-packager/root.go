@@ -396,7 +396,20 @@ func dispatch(root *cobra.Command, args []string) ([]string, error) {
 	switch a := args[i]; a {
 	case "-h", "--help", "--version":
 		return args, nil
-	case "help", "completion", "__complete", "__completeNoDesc":
+	case "help":
+		// "help TOPIC" for a topic that is no command: an error naming
+		// the nearest one (cobra would print the root help, exit 0).
+		if i+1 < len(args) {
+			if sub, _, err := root.Find(args[i+1:]); err != nil || sub == root || sub.Hidden {
+				topic := args[i+1]
+				if s := root.SuggestionsFor(topic); len(s) > 0 {
+					return nil, &cli.FlagError{Err: fmt.Errorf("unknown help topic '%s'; did you mean '%s'?", topic, strings.Join(s, "' or '"))}
+				}
+				return nil, &cli.FlagError{Err: fmt.Errorf("unknown help topic '%s'", topic)}
+			}
+		}
+		return args, nil
+	case "completion", "__complete", "__completeNoDesc":
 		return args, nil
 	default:
 		sub, _, err := root.Find([]string{a})

@@ -648,6 +648,8 @@ func TestSuggestions(t *testing.T) {
 		{[]string{"dump", "-al", "x.o"}, "unknown shorthand flag: 'a' in -al; did you mean --all?"},
 		{[]string{"extract", "--rw", "x.o"}, "unknown flag: --rw; did you mean --raw?"},
 		{[]string{"dump", "--frobnicate", "x.o"}, "unknown flag: --frobnicate"},
+		{[]string{"help", "dumpp"}, "unknown help topic 'dumpp'; did you mean 'dump'?"},
+		{[]string{"help", "frobnicate"}, "unknown help topic 'frobnicate'"},
 	} {
 		out, errb, code := runIn(t, t.TempDir(), "offload-packager", c.args...)
 		assert.Equal(t, 1, code, "%q", c.args)
