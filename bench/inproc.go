@@ -118,9 +118,10 @@ func inprocCases() []benchCase {
 				return side{argv: []string{c.tool("llvm-split"), "--split-by-category=kernel", "in.bc", "-o", filepath.Join(r, "out")},
 					dir: c.p("inproc", strconv.Itoa(n)), fresh: []string{r}}
 			},
-			oursKey: func(c *config) string { n, _ := inprocKernels(c); return fmt.Sprint("inproc-split/ours/", n) },
-			target:  fixed(target{maxWallRatio: 0.05, text: "≤ 0.05× wall"}),
-			method:  "`sycl-linker --triple=spirv64 --module-split-mode=kernel --ir-output-only in.bc -o out.table`: the module is linked and read, split, and every part written as bitcode, all through libLLVM in sycl-linker's helper processes (`-v` says so); llvm-split writes bitcode too. Both write to `/dev/shm` when there is one.",
+			oursKey:  func(c *config) string { n, _ := inprocKernels(c); return fmt.Sprint("inproc-split/ours/", n) },
+			target:   fixed(target{maxWallRatio: 0.05, text: "≤ 0.05× wall"}),
+			method:   "`sycl-linker --triple=spirv64 --module-split-mode=kernel --ir-output-only in.bc -o out.table`: the module is linked and read, split, and every part written as bitcode, all through libLLVM in sycl-linker's helper processes (`-v` says so); llvm-split writes bitcode too. Both write to `/dev/shm` when there is one. " + splitValidated,
+			validate: func(c *config, who string, s side) error { n, _ := inprocKernels(c); return validateSplit(c, s, n) },
 		},
 		{
 			name: "in-process split scaling 2000→8000 kernels (.bc)", issue: 15, refDesc: "offload-kit at 2000 kernels",
@@ -137,6 +138,14 @@ func inprocCases() []benchCase {
 			oursKey: func(c *config) string { _, n := inprocKernels(c); return fmt.Sprint("inproc-split/ours/", n) },
 			refKey:  func(c *config) string { n, _ := inprocKernels(c); return fmt.Sprint("inproc-split/ours/", n) },
 			target:  fixed(target{maxWallRatio: 4.5, text: "≤ 4.5× (linear)"}),
+			method:  splitValidated,
+			validate: func(c *config, who string, s side) error {
+				a, b := inprocKernels(c)
+				if who == "ref" {
+					return validateSplit(c, s, a)
+				}
+				return validateSplit(c, s, b)
+			},
 		},
 		{
 			name: "SYCL link of 2 TUs, no split, SPIR-V out", issue: 15, refDesc: "clang-sycl-linker",
