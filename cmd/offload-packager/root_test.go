@@ -50,6 +50,20 @@ func TestExtractFlags(t *testing.T) {
 	assert.Equal(t, []string{"file=x.bc,kind=openmp", "triple=amdgcn-amd-amdhsa,arch=gfx90a,kind=hip"}, ex.Images)
 }
 
+// TestExtractRawAndHelp: --raw reaches the driver, and the help names
+// the files every container's entries get.
+func TestExtractRawAndHelp(t *testing.T) {
+	_, opts, err := parse(t, "extract", "--raw", "k.o")
+	require.NoError(t, err)
+	assert.True(t, opts.(packager.ExtractOptions).Raw)
+	out, _, code := runIn(t, t.TempDir(), "offload-packager", "extract", "--help")
+	assert.Equal(t, 0, code)
+	for _, name := range []string{"<stem>-<triple>-<arch>.<index>.<ext>", "<file>.<bundle>.<entry ID>",
+		"<file>.fatbin<f>.<entry>.<sm_NN>.<cubin|ptx>", "<stem>.<image>.<bc|spv|ptx|bin>", "--raw", "extract.md"} {
+		assert.Contains(t, out, name)
+	}
+}
+
 func TestExtractEmptyArchFilter(t *testing.T) {
 	_, opts, err := parse(t, "extract", "a.o", "--arch=")
 	require.NoError(t, err)
