@@ -216,6 +216,7 @@ written, named by its container:
   bundle entry          <file>.<bundle>.<entry ID> (llvm-objdump --offloading's names)
   fatbin entry          <file>.fatbin<f>.<entry>.<sm_NN>.<cubin|ptx>
   HCF image             <stem>.<image>.<bc|spv|ptx|bin>
+
 <file> is the input's (or archive member's) name, <stem> that name without
 its extension. Fatbin entries are written as cuobjdump -xelf/-xptx writes
 them: compressed ones (zstd, LZ4; CUDA 12.8 and later compress by
