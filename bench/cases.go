@@ -39,10 +39,15 @@ func bundleInputs(c *config) error {
 	if err := writeData(c.p("code.bin"), c.bundleSize, 3); err != nil {
 		return err
 	}
-	// The bundles that the unbundle rows read are the reference's.
+	code, err := os.Stat(c.p("code.bin"))
+	if err != nil {
+		return err
+	}
+	// The bundles that the unbundle rows read are the reference's, made
+	// again when code.bin is newer (a -work reused with another size).
 	for _, compress := range []bool{false, true} {
 		out := bundleFile(compress)
-		if !exists(c.p(out)) {
+		if st, err := os.Stat(c.p(out)); err != nil || st.ModTime().Before(code.ModTime()) {
 			if err := c.sh(c.work, bundleArgs(c.tool("clang-offload-bundler"), out, compress)...); err != nil {
 				return err
 			}
