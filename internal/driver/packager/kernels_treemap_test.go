@@ -5,13 +5,16 @@ package packager
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"html"
+	"image"
 	"image/png"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -55,26 +58,36 @@ func chromium(t *testing.T, dir string, args ...string) string {
 
 var (
 	bodyTag  = regexp.MustCompile(`<body[^>]*>`)
-	svgText  = regexp.MustCompile(`<text>(.*?)</text>`)
+	svgText  = regexp.MustCompile(`<text[^>]*>(.*?)</text>`)
+	tspanTag = regexp.MustCompile(`<tspan[^>]*>(.*?)</tspan>`)
 	anyTag   = regexp.MustCompile(`<[^>]+>`)
 	crumbTag = regexp.MustCompile(`<div id="crumbs">(.*?)</div>`)
+	legendTg = regexp.MustCompile(`<div id="legend">(.*?)</div>`)
+	svgSize  = regexp.MustCompile(`<svg id="map"[^>]* data-size="(\d+)x(\d+)"`)
+	msgTag   = regexp.MustCompile(`<div id="message">(.*?)</div>`)
+	// sizeTok is a label's size: number, no-break space, unit.
+	sizeTok = regexp.MustCompile(`\((\d+(?:\.\d+)?)\x{a0}(B|KiB|MiB|GiB)\)$`)
 )
 
 // renderedPage is what the DOM Chromium dumped says: the body's
-// data-rendered and data-error, the box labels and the zoom path.
+// data-rendered, data-error and data-overflow, each box label's lines,
+// the zoom path, the legend, the drawing's size and the message shown
+// instead of a drawing.
 type renderedPage struct {
-	rendered, err string
-	labels        []string
-	crumbs        string
+	rendered, err, overflow string
+	viewport                string // innerWidth x innerHeight + the drawing's top
+	labels                  [][]string
+	crumbs, legend, message string
+	w, h                    int
 }
 
-func renderPage(t *testing.T, dir, page, fragment string) renderedPage {
+func renderPage(t *testing.T, dir, page, fragment string, size [2]int) renderedPage {
 	t.Helper()
 	u := "file://" + page // a temporary directory: no characters to escape
 	if fragment != "" {
 		u += "#" + fragment
 	}
-	dom := chromium(t, dir, "--dump-dom", u)
+	dom := chromium(t, dir, "--dump-dom", fmt.Sprintf("--window-size=%d,%d", size[0], size[1]), u)
 	body := bodyTag.FindString(dom)
 	require.NotEmpty(t, body, dom)
 	attr := func(name string) string {
@@ -84,47 +97,82 @@ func renderPage(t *testing.T, dir, page, fragment string) renderedPage {
 		}
 		return html.UnescapeString(m[1])
 	}
-	p := renderedPage{rendered: attr("data-rendered"), err: attr("data-error")}
+	p := renderedPage{rendered: attr("data-rendered"), err: attr("data-error"), overflow: attr("data-overflow"), viewport: attr("data-viewport")}
 	for _, m := range svgText.FindAllStringSubmatch(dom, -1) {
-		p.labels = append(p.labels, html.UnescapeString(anyTag.ReplaceAllString(m[1], "")))
+		var lines []string
+		for _, l := range tspanTag.FindAllStringSubmatch(m[1], -1) {
+			lines = append(lines, html.UnescapeString(l[1]))
+		}
+		p.labels = append(p.labels, lines)
 	}
-	if m := crumbTag.FindStringSubmatch(dom); m != nil {
-		p.crumbs = html.UnescapeString(anyTag.ReplaceAllString(m[1], ""))
+	text := func(re *regexp.Regexp) string {
+		if m := re.FindStringSubmatch(dom); m != nil {
+			return html.UnescapeString(anyTag.ReplaceAllString(m[1], " "))
+		}
+		return ""
+	}
+	p.crumbs = strings.Join(strings.Fields(text(crumbTag)), " ")
+	p.legend = strings.Join(strings.Fields(text(legendTg)), " ")
+	p.message = text(msgTag)
+	if m := svgSize.FindStringSubmatch(dom); m != nil {
+		p.w, _ = strconv.Atoi(m[1])
+		p.h, _ = strconv.Atoi(m[2])
 	}
 	return p
 }
 
+// checkLabels: every label ends with its box's size as one token on one
+// line ("(7.4 KiB)", never "(7." / "4 KiB)"); its lines joined by spaces
+// are "name (size)" for one of names when nothing was shortened, else
+// each line but the size is a piece of one of them.
+func checkLabels(t *testing.T, p renderedPage, names []string) {
+	t.Helper()
+	require.NotEmpty(t, p.labels)
+	for _, lines := range p.labels {
+		require.NotEmpty(t, lines)
+		last := lines[len(lines)-1]
+		m := sizeTok.FindStringSubmatch(last)
+		require.NotNil(t, m, "the size ends the label, whole: %q", lines)
+		full := strings.Join(lines, " ")
+		name := strings.TrimSuffix(full, " "+m[0])
+		if full == m[0] {
+			continue // a box too narrow for any of the name: the size alone
+		}
+		if !strings.Contains(full, "…") {
+			found := false
+			for _, n := range names {
+				// A long word was cut (after "::", ",", "<"): no space there.
+				found = found || strings.ReplaceAll(name, " ", "") == strings.ReplaceAll(n, " ", "")
+			}
+			assert.True(t, found, "label %q names a box", lines)
+		}
+		for i, l := range lines[:len(lines)-1] {
+			next := lines[i+1]
+			if l != "" && next != "" && !strings.HasSuffix(l, "…") {
+				assert.False(t, isDigit(l[len(l)-1]) && (isDigit(next[0]) || next[0] == '.'), "a number broken between lines %q and %q", l, next)
+			}
+		}
+	}
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
 // TestKernelsTreemapInChromium: the --html page of librocrand's report,
-// rendered by headless Chromium, draws without errors, labels the 7
-// archs, and zoomed through its URL fragment to one arch labels that
-// arch's kernels (each label a prefix of "name (size)", the largest
-// kernel's in full); a zoom to a box that is not there is a page error;
-// and --screenshot gives a PNG of the window's size showing the boxes.
+// rendered by headless Chromium at two window sizes, draws without errors
+// and fills the window: one box per arch coloured by code kind (with a
+// legend) below the single file, then, zoomed through the URL fragment,
+// the arch's template families coloured by family, then a family's
+// kernels. Every label keeps its size whole and stays inside its box
+// (the page measures each one: data-overflow="0"); a zoom to a box that
+// is not there is a page error; screenshots are the window's size and
+// mostly boxes; a report where nothing has a size shows a message.
 func TestKernelsTreemapInChromium(t *testing.T) {
 	d := linkedInto(t, rocrand, "r.so")
 	out, err := runKernels(d, KernelsOptions{Files: []string{"r.so"}, HTML: "map.html"})
 	require.NoError(t, err, out)
 	page := filepath.Join(d, "map.html")
 	rep := kernelsDoc(t, d, KernelsOptions{Files: []string{"r.so"}})
-
-	top := renderPage(t, d, page, "")
-	assert.Equal(t, "ok", top.rendered)
-	assert.Empty(t, top.err)
-	assert.Equal(t, "all› r.so› bundle 0", top.crumbs, "starts below the single file and container")
-	require.Len(t, top.labels, 7, "one box per arch")
-	for _, a := range rocrandArchs {
-		found := false
-		for _, l := range top.labels {
-			found = found || strings.HasPrefix(l, a+" (")
-		}
-		assert.True(t, found, "a box labelled %s: %q", a, top.labels)
-	}
-
 	const arch = "gfx90a:xnack-"
-	zoomed := renderPage(t, d, page, "zoom=r.so/bundle%200/"+url.PathEscape(arch))
-	assert.Equal(t, "ok", zoomed.rendered, zoomed.err)
-	assert.Empty(t, zoomed.err)
-	assert.Equal(t, "all› r.so› bundle 0› "+arch, zoomed.crumbs)
 	var img *KernelImage
 	for i := range rep.Files[0].Images {
 		if rep.Files[0].Images[i].Arch == arch {
@@ -132,42 +180,90 @@ func TestKernelsTreemapInChromium(t *testing.T) {
 		}
 	}
 	require.NotNil(t, img)
-	var largest KernelFunction
+	families := map[string]int64{}
+	var kernels []string
 	for _, fn := range img.Functions {
-		if fn.Size > largest.Size {
-			largest = fn
+		families[fn.Family] += fn.Size
+		if fn.Family == "rocrand_host::detail::generate_kernel" {
+			kernels = append(kernels, fn.Demangled)
 		}
-	}
-	require.GreaterOrEqual(t, len(zoomed.labels), 20, "many kernels are labelled")
-	assert.True(t, strings.HasPrefix(zoomed.labels[0], largest.Demangled+" ("), "the largest kernel first, in full: %q", zoomed.labels[0])
-	for _, l := range zoomed.labels {
-		prefix := strings.TrimSuffix(l, "…")
-		ok := false
-		for _, fn := range img.Functions {
-			ok = ok || strings.HasPrefix(fn.Demangled+" (", prefix) || strings.HasPrefix(prefix, fn.Demangled+" (")
-		}
-		assert.True(t, ok, "label %q names a kernel of %s", l, arch)
 	}
 
-	bad := renderPage(t, d, page, "zoom=r.so/nothing")
+	for _, size := range [][2]int{{1280, 800}, {700, 1000}} {
+		top := renderPage(t, d, page, "", size)
+		assert.Equal(t, "ok", top.rendered, top.err)
+		assert.Empty(t, top.err)
+		assert.Equal(t, "0", top.overflow, "labels inside their boxes at %v", size)
+		assert.Equal(t, "all › r.so", top.crumbs, "starts below the single file")
+		assert.Equal(t, "Colour: code kind: AMDGPU ISA", top.legend)
+		var vw, vh, vtop int
+		_, err := fmt.Sscanf(top.viewport, "%dx%d+%d", &vw, &vh, &vtop)
+		require.NoError(t, err, top.viewport)
+		assert.InDelta(t, size[0], vw, 20, "the viewport is the window")
+		assert.Equal(t, vw-16, top.w, "the drawing is as wide as the viewport (8 px margins)")
+		assert.Equal(t, vh-vtop-8, top.h, "and fills it below the header")
+		require.Len(t, top.labels, 7, "one box per arch")
+		checkLabels(t, top, rocrandArchs)
+
+		fams := renderPage(t, d, page, "zoom=r.so/"+url.PathEscape(arch), size)
+		assert.Equal(t, "ok", fams.rendered, fams.err)
+		assert.Equal(t, "0", fams.overflow)
+		assert.Equal(t, "all › r.so › "+arch, fams.crumbs)
+		assert.True(t, strings.HasPrefix(fams.legend, "Colour: template family: rocrand_host::detail::generate_kernel "), fams.legend)
+		var names []string
+		for f := range families {
+			names = append(names, f)
+		}
+		require.Len(t, fams.labels, len(families), "one box per family: %v", names)
+		checkLabels(t, fams, names)
+
+		ks := renderPage(t, d, page, "zoom=r.so/"+url.PathEscape(arch)+"/"+url.PathEscape("rocrand_host::detail::generate_kernel"), size)
+		assert.Equal(t, "ok", ks.rendered, ks.err)
+		assert.Equal(t, "0", ks.overflow)
+		assert.GreaterOrEqual(t, len(ks.labels), 20, "many kernels are labelled")
+		checkLabels(t, ks, kernels)
+
+		png := filepath.Join(d, fmt.Sprintf("map-%dx%d.png", size[0], size[1]))
+		chromium(t, d, "--screenshot="+png, fmt.Sprintf("--window-size=%d,%d", size[0], size[1]), "file://"+page)
+		pic := readPNG(t, png)
+		assert.Equal(t, size[0], pic.Bounds().Dx())
+		assert.Equal(t, size[1], pic.Bounds().Dy())
+		// Below the header, the boxes (AMDGPU ISA's #4e79a7, white
+		// borders, dark text) cover the drawing: count the box colour.
+		n, all := 0, 0
+		for y := pic.Bounds().Min.Y + 120; y < pic.Bounds().Max.Y-10; y += 4 {
+			for x := pic.Bounds().Min.X + 10; x < pic.Bounds().Max.X-10; x += 4 {
+				r, g, b, _ := pic.At(x, y).RGBA()
+				all++
+				if r>>8 == 0x4e && g>>8 == 0x79 && b>>8 == 0xa7 {
+					n++
+				}
+			}
+		}
+		assert.Greater(t, float64(n)/float64(all), 0.8, "boxes fill the window at %v", size)
+	}
+
+	bad := renderPage(t, d, page, "zoom=r.so/nothing", [2]int{800, 600})
 	assert.Empty(t, bad.rendered)
 	assert.Contains(t, bad.err, `zoom: no box named "nothing" in "r.so"`)
 
-	chromium(t, d, "--screenshot="+filepath.Join(d, "map.png"), "--window-size=1280,800", "file://"+page)
-	f, err := os.Open(filepath.Join(d, "map.png"))
+	// Nothing with a size: a message, not a blank page.
+	empty, err := treemapHTML(&KernelsReport{Files: []KernelsFile{{Path: "x.bc", Images: []KernelImage{{Arch: "gfx90a", CodeKind: "bitcode", CodeClass: classIR,
+		Functions: []KernelFunction{{Name: "f", Demangled: "f", Family: "f", SizeFrom: "unknown"}}}}}}})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(d, "empty.html"), empty, 0o644))
+	e := renderPage(t, d, filepath.Join(d, "empty.html"), "", [2]int{800, 600})
+	assert.Equal(t, "ok", e.rendered, e.err)
+	assert.Equal(t, "Nothing to draw: no image or function in this report has a known size (1 file(s) read).", e.message)
+	assert.Empty(t, e.labels)
+}
+
+func readPNG(t *testing.T, path string) image.Image {
+	t.Helper()
+	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
 	pic, err := png.Decode(f)
 	require.NoError(t, err, "a PNG")
-	assert.Equal(t, 1280, pic.Bounds().Dx())
-	assert.Equal(t, 800, pic.Bounds().Dy())
-	colors := map[[3]uint32]int{}
-	for y := pic.Bounds().Min.Y; y < pic.Bounds().Max.Y; y += 4 {
-		for x := pic.Bounds().Min.X; x < pic.Bounds().Max.X; x += 4 {
-			r, g, b, _ := pic.At(x, y).RGBA()
-			colors[[3]uint32{r >> 8, g >> 8, b >> 8}]++
-		}
-	}
-	assert.Greater(t, colors[[3]uint32{0x4e, 0x79, 0xa7}], 1000, "the first box's colour (#4e79a7) fills a box")
-	assert.Greater(t, len(colors), 7, "boxes of several colours, text")
+	return pic
 }
