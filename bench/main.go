@@ -678,7 +678,9 @@ func (c *config) shorten(argv []string) string {
 	}
 	s := strings.Join(parts, " ")
 	s = strings.ReplaceAll(s, c.work+"/", "")
-	s = strings.ReplaceAll(s, c.bin, "bin")
+	if c.bin != "" {
+		s = strings.ReplaceAll(s, c.bin, "bin")
+	}
 	return s
 }
 

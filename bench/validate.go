@@ -123,6 +123,9 @@ func validatePayload(c *config, op string, n int64, who string) error {
 			"--image=kind=openmp,triple="+ompTarget+",arch=generic,file="+img); err != nil {
 			return fmt.Errorf("llvm-offload-binary cannot extract the image: %v", firstLines(err.Error(), 2))
 		}
+		if !exists(img) {
+			return fmt.Errorf("llvm-offload-binary finds no %s openmp image in %s.pkg", ompTarget, who)
+		}
 		return sameFile(img, bin)
 	case "extract":
 		return sameFile(c.p("out", who+".out"), bin)
