@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -555,4 +556,54 @@ func TestCacheSharedGroupOption(t *testing.T) {
 	o, err := ParseArgs([]string{"--cache-shared-group=users", "a.o"})
 	require.NoError(t, err)
 	assert.Equal(t, "users", o.CacheSharedGroup)
+}
+
+// ompEntryRe matches the name clang gives an OpenMP target region:
+// __omp_offloading_<device>_<inode>_<function>_l<line>, device and inode
+// of the source file in hex.
+var ompEntryRe = regexp.MustCompile(`__omp_offloading_([0-9a-f]+)_([0-9a-f]+)_main_l[0-9]+`)
+
+// TestDeviceLinkCacheRecompiledCheckout: one OpenMP source compiled in two
+// directories (two checkouts, so two inodes) gives objects whose kernels
+// are named after each file's inode. The device images differ in exactly
+// those names, and the entries the wrapper registers come from the host
+// objects: an image from the other checkout would have none of them, and
+// the program could not run its target region. So the second link must
+// miss, and its program run (docs/cache.md says why the key does not
+// normalise these names). A key that normalised them without renaming
+// the image would hit here and the program would fail.
+func TestDeviceLinkCacheRecompiledCheckout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test")
+	}
+	cc := findTool(t, "clang-22", "clang")
+	bin := buildWrapper(t)
+	lib := ompLibDir(t)
+	f := []string{"-fopenmp", "-fopenmp-targets=x86_64-unknown-linux-gnu", "-L" + lib, "-Wno-unused-command-line-argument"}
+	src := "#include <stdio.h>\nint main(void) {\n  int r = 0;\n#pragma omp target map(from: r)\n  r = 41;\n  printf(\"%d\\n\", r);\n  return 0;\n}\n"
+	cacheDir := filepath.Join(t.TempDir(), "cache")
+	var names []string
+	var outs []string
+	for _, dir := range []string{filepath.Join(t.TempDir(), "a", "proj"), filepath.Join(t.TempDir(), "b", "proj")} {
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "main.c"), []byte(src), 0o644))
+		sh(t, dir, nil, cmdline(cc, f, "-c", "main.c")...)
+		obj, err := os.ReadFile(filepath.Join(dir, "main.o"))
+		require.NoError(t, err)
+		m := ompEntryRe.FindSubmatch(obj)
+		require.NotNil(t, m, "no OpenMP entry name in main.o")
+		var st syscall.Stat_t
+		require.NoError(t, syscall.Stat(filepath.Join(dir, "main.c"), &st))
+		assert.Equal(t, strconv.FormatUint(uint64(st.Ino), 16), string(m[2]), "the name carries main.c's inode")
+		names = append(names, string(m[0]))
+		var stderr bytes.Buffer
+		env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "OFFLOAD_KIT_CACHE_DIR=" + cacheDir, "OFFLOAD_KIT_VERBOSE=1"}
+		require.NoError(t, run.Exec{}.Run(context.Background(), &run.Cmd{Dir: dir, Env: env, Stderr: &stderr,
+			Args: cmdline(cc, f, "-B"+bin, "main.o", "-o", "app")}), stderr.String())
+		assert.Equal(t, "41\n", sh(t, dir, []string{"LD_LIBRARY_PATH=" + lib, "PATH=" + os.Getenv("PATH"), "OMP_TARGET_OFFLOAD=MANDATORY"}, "./app"))
+		outs = append(outs, stderr.String())
+	}
+	require.NotEqual(t, names[0], names[1], "two inodes, two kernel names")
+	assert.Contains(t, outs[0], "1 misses; 1 inserts")
+	assert.Contains(t, outs[1], "0 hits", "the other checkout's image names other kernels: a miss")
 }
