@@ -62,6 +62,9 @@ const (
 	SizeLayout SizeSource = "layout"
 	SizeText   SizeSource = "text"  // PTX: bytes from the directive's line to the closing brace
 	SizeWords  SizeSource = "words" // SPIR-V: 4 × the words from OpFunction to OpFunctionEnd
+	// SizeBitcode: LLVM bitcode, the bytes of the function's FUNCTION_BLOCK
+	// (4 × llvm-bcanalyzer's NumWords; format/bitcode.FunctionBodies).
+	SizeBitcode SizeSource = "bitcode"
 )
 
 // Resources are what a kernel needs from the hardware, as recorded in

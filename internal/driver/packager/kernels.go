@@ -409,6 +409,15 @@ func parseImage(img *KernelImage, data []byte, dups bool, names *nameCache) {
 	}
 	if format.Identify(data) == format.KindBitcode {
 		img.CodeKind, img.CodeClass = "bitcode", classIR
+		// The functions the module defines, with their body sizes; else
+		// (bitcode before LLVM 5) the irsymtab's, sizes unknown.
+		if fns, err := bitcode.FunctionBodies(data); err == nil {
+			for _, f := range fns {
+				img.Functions = append(img.Functions, names.function(f.Name, f.Kernel(), f.Size, codeobj.SizeBitcode, nil))
+				img.CodeBytes += f.Size
+			}
+			return
+		}
 		syms, err := bitcode.Symbols(data)
 		if err != nil {
 			img.Error = err.Error()

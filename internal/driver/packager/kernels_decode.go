@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/format/bitcode"
 	"github.com/offload-kit/offload-kit/format/bundle"
 	"github.com/offload-kit/offload-kit/format/codeobj"
 	"github.com/offload-kit/offload-kit/format/fatbin"
@@ -188,6 +189,13 @@ func (cj *ccobJob) fail(err error) {
 	}
 }
 
+// carriesImages reports whether bitcode embeds offload images (host
+// bitcode of an -fopenmp-targets or -foffload-lto compile).
+func carriesImages(data []byte) bool {
+	objs, err := bitcode.EmbeddedObjects(data)
+	return err != nil || len(objs) > 0
+}
+
 // bareCodeObject reports an input that is itself a device code object
 // (an AMDGPU code object, a cubin, SPIR-V or PTX) as one image; ok is
 // false for any other input, which dump's walker then reads. Host ELF
@@ -203,6 +211,16 @@ func bareCodeObject(env *Env, name string, dups bool, names *nameCache) (KernelI
 	}
 	defer in.Close()
 	data := in.data
+	if format.Identify(data) == format.KindBitcode && !carriesImages(data) {
+		// Device bitcode (clang -emit-llvm --offload-device-only): its
+		// functions. Host bitcode carrying offload images is dump's.
+		img := KernelImage{Object: name, Container: "bitcode module", ImageKind: "bitcode", Size: int64(len(data)), Functions: []KernelFunction{}}
+		if t, err := bitcode.ModuleTriple(data); err == nil {
+			img.Triple = t
+		}
+		parseImage(&img, data, dups, names)
+		return img, true
+	}
 	ck, ok := codeobj.Identify(data)
 	if !ok {
 		return KernelImage{}, false

@@ -845,3 +845,43 @@ func TestKernelsImageErrorExitStatus(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	assert.Contains(t, rep.Files[0].Images[0].Error, "over the 1073741824-byte limit")
 }
+
+// TestKernelsRawBitcode: device bitcode given as a file (clang 22
+// -emit-llvm --offload-device-only) is one image whose functions are the
+// module's definitions with their FUNCTION_BLOCK sizes (4 × the NumWords
+// llvm-bcanalyzer -dump prints), kernels by calling convention, counted
+// as PTX/IR; it used to be an empty report.
+func TestKernelsRawBitcode(t *testing.T) {
+	d := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(d, "k.hip"), []byte(`#define G __attribute__((global))
+#define D __attribute__((device))
+D __attribute__((noinline)) float twice(float x) { return x * 2; }
+template <typename T> G void scale(T *p, T f) { p[0] = twice(p[1]) * f; }
+template G void scale<float>(float *, float);
+template G void scale<double>(double *, double);
+`), 0o644))
+	sh(t, d, oracle(t, "clang"), "-x", "hip", "--offload-device-only", "--offload-arch=gfx90a", "-nogpuinc", "-nogpulib", "-O2", "-emit-llvm", "-c", "k.hip", "-o", "k.bc")
+	var sizes []int64
+	for _, m := range regexp.MustCompile(`<FUNCTION_BLOCK NumWords=(\d+)`).FindAllStringSubmatch(string(sh(t, d, oracle(t, "llvm-bcanalyzer"), "-dump", "k.bc")), -1) {
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		sizes = append(sizes, 4*n)
+	}
+	require.Len(t, sizes, 3)
+	rep := kernelsDoc(t, d, KernelsOptions{Files: []string{"k.bc"}})
+	require.Len(t, rep.Files[0].Images, 1)
+	img := rep.Files[0].Images[0]
+	assert.Equal(t, "bitcode", img.CodeKind)
+	assert.Equal(t, "ir", img.CodeClass)
+	assert.Equal(t, "amdgcn-amd-amdhsa", img.Triple)
+	var got []int64
+	kernels := map[string]bool{}
+	for _, fn := range img.Functions {
+		got = append(got, fn.Size)
+		kernels[fn.Demangled] = fn.Kernel
+		assert.Equal(t, "bitcode", fn.SizeFrom)
+	}
+	assert.Equal(t, sizes, got, "in module order")
+	assert.Equal(t, map[string]bool{"twice(float)": false, "void scale<float>(float*, float)": true, "void scale<double>(double*, double)": true}, kernels)
+	assert.Equal(t, sizes[0]+sizes[1]+sizes[2], rep.Totals.ByFile[0].IR)
+	assert.Zero(t, rep.Totals.ByFile[0].Machine)
+}
