@@ -76,7 +76,7 @@ func eiattrs(b []byte, base int64) ([]eiattr, error) {
 //     sh_info; a device function's sh_info bits only. cuobjdump ignores
 //     the EIATTR_REGCOUNT that ptxas also writes for device functions
 //     (so ptxas's "Used 24 registers" for a .func shows as REG:0): a cubin
-//     whose records were patched shows it (docs/kernels.md).
+//     whose records were patched shows it (docs/kernels-json.md).
 //   - STACK: a kernel's EIATTR_MIN_STACK_SIZE; 0 for device functions.
 //   - SHARED: the size of .nv.shared.<name> (0 without one).
 //   - CONSTANT[0]: the size of .nv.constant0.<name>, when there is one.

@@ -10,5 +10,5 @@
 // headers, symbol tables, notes and descriptors only, never copies code,
 // bounds every offset and count by the input, and returns
 // *format.FormatError. The facts each parser relies on are in
-// docs/kernels.md.
+// docs/kernels-json.md.
 package codeobj

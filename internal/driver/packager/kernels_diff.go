@@ -18,7 +18,7 @@ type KernelsDiffOptions struct {
 	A, B   string
 	Format string // text (default), json or md
 	Top    int    // rows of the change table; 0 = all
-	// FailOn and BudgetFile hold budget rules (docs/kernels.md): a
+	// FailOn and BudgetFile hold budget rules (docs/kernels-json.md): a
 	// change that breaks one makes the exit status 1.
 	FailOn     string
 	BudgetFile string

@@ -8,13 +8,18 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/offload-kit/offload-kit/format/codeobj"
 	"github.com/offload-kit/offload-kit/internal/cli/diag"
+	"github.com/offload-kit/offload-kit/internal/testutil/cudatools"
 )
 
 // tensileKernel is one kernel of a Tensile-style assembly code object:
@@ -191,4 +196,82 @@ func TestKernelsDiffTensile(t *testing.T) {
 	var fe *diag.FlagError
 	require.True(t, errors.As(err, &fe), "%v", err)
 	assert.Equal(t, `--budget-file: bad.txt:2: budget rule "regs+eight": "eight" is not a whole number of 0 or more`, err.Error())
+}
+
+// TestKernelsCubinResourcesAgainstCuobjdump: a compressed fat binary
+// that CUDA 13.5's ptxas and fatbinary make at test time (cubins for
+// sm_75, sm_90 relocatable, sm_90a, sm_100f and sm_120f from the
+// clang-made PTX, nvcc 13's cubin, and the PTX): for every function of
+// every cubin entry, kernels reports the arch, REG, STACK, SHARED and
+// CONSTANT[0] that cuobjdump -res-usage prints for the fat binary.
+func TestKernelsCubinResourcesAgainstCuobjdump(t *testing.T) {
+	d := t.TempDir()
+	ptx, err := os.ReadFile("../../../format/codeobj/testdata/saxpy-sm90-clang22.ptx")
+	require.NoError(t, err)
+	nvcc, err := filepath.Abs("../../../format/codeobj/testdata/cuda13/kernels-sm90-nvcc13.cubin")
+	require.NoError(t, err)
+	images := []string{"--image3=kind=elf,sm=90,file=" + nvcc}
+	for _, a := range []struct {
+		sm  string
+		rel bool
+	}{{"75", false}, {"90", true}, {"90a", false}, {"100f", false}, {"120f", false}} {
+		src := strings.Replace(string(ptx), ".target sm_90", ".target sm_"+a.sm, 1)
+		src = regexp.MustCompile(`(?m)^\.version .*$`).ReplaceAllString(src, ".version 8.8")
+		p := filepath.Join(d, "s"+a.sm+".ptx")
+		require.NoError(t, os.WriteFile(p, []byte(src), 0o644))
+		args := []string{"-arch=sm_" + a.sm, p, "-o", filepath.Join(d, "s"+a.sm+".cubin")}
+		if a.rel {
+			args = append([]string{"-c"}, args...)
+		}
+		sh(t, d, append([]string{cudatools.Tool(t, "ptxas")}, args...)...)
+		images = append(images, "--image3=kind=elf,sm="+a.sm+",file="+filepath.Join(d, "s"+a.sm+".cubin"), "--image3=kind=ptx,sm="+a.sm+",file="+p)
+	}
+	sh(t, d, append([]string{cudatools.Tool(t, "fatbinary"), "--create=all.fatbin", "--compress-all"}, images...)...)
+
+	type fnRes struct {
+		arch, name                    string
+		reg, stack, shared, constant int64
+	}
+	var want []fnRes
+	arch := ""
+	blocks := regexp.MustCompile(`(?m)^arch = (\S+)$|Function (\S+):\n\s+REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:\d+ (?:CONSTANT\[0\]:(\d+) )?`)
+	for _, m := range blocks.FindAllStringSubmatch(string(sh(t, d, cudatools.Tool(t, "cuobjdump"), "-res-usage", "all.fatbin")), -1) {
+		if m[1] != "" {
+			arch = m[1]
+			continue
+		}
+		n := func(s string) int64 {
+			if s == "" {
+				return -1
+			}
+			v, _ := strconv.ParseInt(s, 10, 64)
+			return v
+		}
+		want = append(want, fnRes{arch, m[2], n(m[3]), n(m[4]), n(m[5]), n(m[6])})
+	}
+	require.Len(t, want, 3+2+4, "nvcc's 3 kernels, the relocatable cubin's kernel and device function, one kernel for each other arch")
+
+	rep := kernelsDoc(t, d, KernelsOptions{Files: []string{"all.fatbin"}})
+	var got []fnRes
+	for _, img := range rep.Files[0].Images {
+		require.Empty(t, img.Error)
+		if img.CodeKind != "cubin" {
+			continue
+		}
+		assert.NotZero(t, img.Uncompressed, "compressed")
+		for _, fn := range img.Functions {
+			r := fn.Resources
+			c := int64(-1)
+			if r.Has(codeobj.ResConstant) {
+				c = r.Constant
+			}
+			got = append(got, fnRes{img.Arch, fn.Name, r.Registers, r.Stack, r.LDS, c})
+		}
+	}
+	key := func(s []fnRes) func(i, j int) bool {
+		return func(i, j int) bool { return s[i].arch+s[i].name < s[j].arch+s[j].name }
+	}
+	sort.Slice(want, key(want))
+	sort.Slice(got, key(got))
+	assert.Equal(t, want, got)
 }
