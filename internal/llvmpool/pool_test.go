@@ -429,3 +429,11 @@ func TestFreshArenas(t *testing.T) {
 		seen[r.arena] = true
 	}
 }
+
+func TestTunable(t *testing.T) {
+	const name = "glibc.malloc.hugetlb"
+	assert.Equal(t, "", tunable("", name))
+	assert.Equal(t, "2", tunable("glibc.malloc.hugetlb=2", name))
+	assert.Equal(t, "1", tunable("glibc.malloc.arena_max=4:glibc.malloc.hugetlb=2:glibc.malloc.hugetlb=1", name))
+	assert.Equal(t, "", tunable("glibc.malloc.hugetlbx=2", name))
+}
