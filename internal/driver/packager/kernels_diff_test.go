@@ -229,7 +229,7 @@ func TestKernelsCubinResourcesAgainstCuobjdump(t *testing.T) {
 	sh(t, d, append([]string{cudatools.Tool(t, "fatbinary"), "--create=all.fatbin", "--compress-all"}, images...)...)
 
 	type fnRes struct {
-		arch, name                    string
+		arch, name                   string
 		reg, stack, shared, constant int64
 	}
 	var want []fnRes
