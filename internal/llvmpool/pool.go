@@ -519,11 +519,13 @@ func spawn(exe exeRef, major int, libs, clopts []string, started func(*run.Proc)
 }
 
 // helperEnv is a helper's environment: this process's, with the Go
-// runtime on one processor (GOMAXPROCS=1). A helper runs LLVM on one
+// runtime on one processor (GOMAXPROCS=1: a helper runs LLVM on one
 // thread at a time and its Go code only moves bytes; one P makes its
-// runtime start faster.
+// runtime start faster) and glibc's arena limit raised from the start
+// (MALLOC_ARENA_MAX: glibc fixes the limit once a process has more than
+// eight arenas, and the SPIR-V workaround needs one per module, spirv.go).
 func helperEnv() []string {
-	return append(os.Environ(), "GOMAXPROCS=1")
+	return append(os.Environ(), "GOMAXPROCS=1", "MALLOC_ARENA_MAX="+strconv.Itoa(spirvArenaMax))
 }
 
 // response reads one response; a helper that dies or breaks the protocol

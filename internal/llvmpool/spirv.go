@@ -52,6 +52,11 @@ const spirvModulesPerHelper = 64
 // every 8 (peak RSS 85 against 92 MB; 150 MB never).
 const spirvTrimEvery = 8
 
+// spirvArenaMax is glibc's arena limit in a helper (MALLOC_ARENA_MAX,
+// mallopt M_ARENA_MAX): enough for every module a helper generates, and
+// the runtime's threads, however many CPUs there are.
+const spirvArenaMax = spirvModulesPerHelper*4 + 64
+
 // How a helper generates SPIR-V.
 type spirvMode int
 
@@ -97,9 +102,8 @@ func newSpirvState(major int) *spirvState {
 		return s
 	}
 	s.libc, s.mode = libc, spirvThreads
-	// enough arenas for every module a helper generates, and the runtime's
-	// threads, however many CPUs there are
-	libc.mallopt(mArenaMax, spirvModulesPerHelper*4+64)
+	// as helperEnv's MALLOC_ARENA_MAX, for a helper started otherwise
+	libc.mallopt(mArenaMax, spirvArenaMax)
 	return s
 }
 
