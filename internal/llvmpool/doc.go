@@ -9,7 +9,11 @@
 // length-prefixed frames (proto.go), each request in a fresh LLVMContext
 // so that memory does not grow with the number of requests. Outputs that
 // the tool keeps are returned over the pipe and written by the tool, so a
-// helper that dies never leaves a partial output.
+// helper that dies never leaves a partial output. With libLLVM 22 a
+// helper generates each SPIR-V module on a fresh thread with a glibc
+// arena of its own, and retires after 64 (spirv.go says why). Helpers
+// run with GOMAXPROCS=1, load libLLVM with RTLD_DEEPBIND, and exit by
+// themselves when the pool closes their input.
 //
 // The library is looked for in the link's LLVM installation (llvm-config
 // --libdir of the chosen LLVM), the LLVM-22 directory, then by soname
