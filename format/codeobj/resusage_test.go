@@ -26,7 +26,7 @@ func resUsage(t *testing.T, path string) map[string]cuobjdumpRes {
 	t.Helper()
 	out, err := exec.Command(cudatools.Tool(t, "cuobjdump"), "-res-usage", path).CombinedOutput()
 	require.NoError(t, err, string(out))
-	re := regexp.MustCompile(`Function (\S+):\n\s+REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:\d+ (?:CONSTANT\[0\]:(\d+) )?`)
+	re := regexp.MustCompile(`Function (\S+):\n\s+REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:\d+ (?:CONSTANT\[[1-9]\]:\d+ )*(?:CONSTANT\[0\]:(\d+) )?`)
 	got := map[string]cuobjdumpRes{}
 	for _, m := range re.FindAllStringSubmatch(string(out), -1) {
 		n := func(s string) int64 {

@@ -757,33 +757,55 @@ bytes per work-item; MAXTHR: the largest work-group (block) the kernel allows.
 `
 
 func printKernels(w io.Writer, rep *KernelsReport, opt KernelsOptions) {
-	// Images.
-	var ir [][]string
-	for _, f := range rep.Files {
-		for i := range f.Images {
-			img := &f.Images[i]
-			what := img.CodeKind
-			if what == "" {
-				what = img.ImageKind
-			}
-			unc := dash
-			if img.Uncompressed > 0 {
-				unc = fmt.Sprint(img.Uncompressed)
-			}
-			note := img.Note
-			if img.Error != "" {
-				note = "error: " + img.Error
-			}
-			m, x := dash, dash
-			if img.CodeClass != "" {
-				m, x = sizeCols(img.CodeClass, img.CodeBytes, true)
-			}
-			ir = append(ir, []string{arch(img), what, fmt.Sprint(img.Size), unc, fmt.Sprint(len(img.Functions)), m, x,
-				strings.TrimSpace(img.Object + ": " + img.Container + " " + note)})
+	// Images: in file order, or, when there are more than --top, the
+	// unreadable ones and then the largest stored.
+	var imgs []*KernelImage
+	for fi := range rep.Files {
+		for i := range rep.Files[fi].Images {
+			imgs = append(imgs, &rep.Files[fi].Images[i])
 		}
 	}
-	fmt.Fprintf(w, "IMAGES (%d)\n", len(ir))
+	allImages := len(imgs)
+	if opt.Top > 0 && len(imgs) > opt.Top {
+		// Unreadable images first: they set the exit status.
+		sort.SliceStable(imgs, func(i, j int) bool {
+			if (imgs[i].Error != "") != (imgs[j].Error != "") {
+				return imgs[i].Error != ""
+			}
+			return imgs[i].Size > imgs[j].Size
+		})
+		imgs = imgs[:opt.Top]
+	}
+	var ir [][]string
+	for _, img := range imgs {
+		what := img.CodeKind
+		if what == "" {
+			what = img.ImageKind
+		}
+		unc := dash
+		if img.Uncompressed > 0 {
+			unc = fmt.Sprint(img.Uncompressed)
+		}
+		note := img.Note
+		if img.Error != "" {
+			note = "error: " + img.Error
+		}
+		m, x := dash, dash
+		if img.CodeClass != "" {
+			m, x = sizeCols(img.CodeClass, img.CodeBytes, true)
+		}
+		ir = append(ir, []string{arch(img), what, fmt.Sprint(img.Size), unc, fmt.Sprint(len(img.Functions)), m, x,
+			strings.TrimSpace(img.Object + ": " + img.Container + " " + note)})
+	}
+	fmt.Fprintf(w, "IMAGES (%d", allImages)
+	if len(ir) < allImages {
+		fmt.Fprintf(w, ", largest %d stored", len(ir))
+	}
+	fmt.Fprintln(w, ")")
 	table(w, []string{"ARCH", "KIND", "STORED", "UNCOMPRESSED", "FUNCS", "MACHINE", "PTX/IR", "WHERE"}, ir)
+	if len(ir) < allImages {
+		fmt.Fprintf(w, "%d of %d images; --all for all, --top N for more\n", len(ir), allImages)
+	}
 
 	// Functions, or families.
 	rs := rows(rep)

@@ -234,7 +234,7 @@ func TestKernelsCubinResourcesAgainstCuobjdump(t *testing.T) {
 	}
 	var want []fnRes
 	arch := ""
-	blocks := regexp.MustCompile(`(?m)^arch = (\S+)$|Function (\S+):\n\s+REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:\d+ (?:CONSTANT\[0\]:(\d+) )?`)
+	blocks := regexp.MustCompile(`(?m)^arch = (\S+)$|Function (\S+):\n\s+REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:\d+ (?:CONSTANT\[[1-9]\]:\d+ )*(?:CONSTANT\[0\]:(\d+) )?`)
 	for _, m := range blocks.FindAllStringSubmatch(string(sh(t, d, cudatools.Tool(t, "cuobjdump"), "-res-usage", "all.fatbin")), -1) {
 		if m[1] != "" {
 			arch = m[1]
