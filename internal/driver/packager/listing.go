@@ -563,7 +563,7 @@ func (l *lister) fatbins(data []byte) ([]DumpFatbin, error) {
 			if e.Kind == fatbin.KindPTX {
 				ik = "ptx"
 			}
-			de := DumpEntry{Index: j, Kind: "cuda", Triple: "nvptx64-nvidia-cuda", Arch: fmt.Sprintf("sm_%d", e.SM), ImageKind: ik,
+			de := DumpEntry{Index: j, Kind: "cuda", Triple: "nvptx64-nvidia-cuda", Arch: e.Arch(), ImageKind: ik,
 				Offset: l.off(e.Data), Size: e.Size, Version: fmt.Sprintf("%d.%d", e.Major, e.Minor),
 				Compression: e.Compression.String(), Ident: e.Ident, data: e.Data, fat: &f.Entries[j]}
 			if e.Compressed {
