@@ -7,9 +7,11 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/offload-kit/offload-kit/internal/mmapfile"
 	"github.com/offload-kit/offload-kit/internal/zstdpipe"
 )
 
@@ -52,62 +54,168 @@ func (m longMatch) end() int { return m.pos + m.n }
 // and how many bytes of them lie beyond the reach of independent frames
 // of chunk bytes.
 func findLong(data []byte, chunk int) (ms []longMatch, beyond int) {
+	s := newScanner(data, chunk)
+	s.scan(data, len(data))
+	return s.ms, s.beyond
+}
+
+// scanner finds long matches in a buffer as it fills: each scan looks at
+// the positions up to a limit, among the bytes read so far, so the
+// search runs beside reading and compressing instead of before them.
+//
+// Its cost is the table: one random access per sampled position, which
+// misses the cache on large inputs. So the sampled positions of a stretch
+// are hashed first and their table entries touched together (the
+// processor overlaps the misses), and each entry carries 32 bits of the
+// hash, so a candidate is read from the input only when it is likely to
+// match.
+type scanner struct {
+	chunk   int
+	tb      int
+	table   []uint64 // hash of 32 sampled bytes -> tag<<32 | latest position + 1
+	next    int      // the next position to look at
+	end     int      // the end of the last match
+	ms      []longMatch
+	beyond  int   // bytes of far matches (see far)
+	far     []int // far bytes by chunk
+	batch   [scanBatch]anchor
+	touched uint64
+}
+
+// anchor is a sampled position and the hash of its 32 bytes.
+type anchor struct {
+	pos int
+	h   uint64
+}
+
+const scanBatch = 64
+
+func newScanner(data []byte, chunk int) *scanner {
 	n := len(data)
-	if n < 2*ldmMinMatch {
-		return nil, 0
+	tb := min(max(bits.Len(uint(n>>(ldmSampleLog+1))), 12), 22)
+	return &scanner{chunk: chunk, tb: tb, table: make([]uint64, 1<<tb), far: make([]int, (n+chunk-1)/max(chunk, 1)+1)}
+}
+
+// isFar says whether independent frames of s.chunk bytes cannot reach
+// m's source: another chunk, or beyond klauspost's window.
+func (s *scanner) isFar(m longMatch) bool {
+	return m.off > klausWindow || m.pos/s.chunk != (m.pos-m.off)/s.chunk
+}
+
+func (s *scanner) add(data []byte, m longMatch) {
+	s.ms = append(s.ms, m)
+	s.end = m.end()
+	if !s.isFar(m) || periodic(data[m.pos:m.end()]) {
+		return
 	}
-	tb := min(max(bits.Len(uint(n>>ldmSampleLog))+1, 12), 26)
-	table := make([]uint32, 1<<tb)
-	end := 0
+	s.beyond += m.n
+	for p := m.pos; p < m.end(); {
+		k := p / s.chunk
+		e := min(m.end(), (k+1)*s.chunk)
+		s.far[k] += e - p
+		p = e
+	}
+}
+
+// periodic says whether b (its first 64 bytes) repeats itself with a
+// period of at most 16 bytes, like a run of zeros: independent frames
+// encode such a run just as well from nearby, so a far match over it
+// does not count as one they cannot reach.
+func periodic(b []byte) bool {
+	if len(b) < 64 {
+		return false // the rest of a match after a mismatch
+	}
+	for _, p := range [...]int{1, 2, 4, 8, 16} {
+		if matchLen(b[p:64], b[:64-p]) == 64-p {
+			return true
+		}
+	}
+	return false
+}
+
+// scan looks at the positions before upto; data holds the bytes read so
+// far (matches extend no further). A match never starts before the
+// positions of this scan, so the matches of a finished stretch are final.
+func (s *scanner) scan(data []byte, upto int) {
+	n := len(data)
+	lim := min(upto, n-31)      // positions with 32 bytes to hash
+	floor := max(s.end, s.next) // backward extension stops here
 	le := binary.LittleEndian
-	for i := 0; i+32 <= n; i++ {
-		v := le.Uint64(data[i:])
-		if (v*0x9E3779B185EBCA87)>>(64-ldmSampleLog) != 0 {
-			continue
-		}
-		k := (v*0xC2B2AE3D27D4EB4F ^ le.Uint64(data[i+8:])*0x165667B19E3779F9 ^
-			le.Uint64(data[i+16:])*0xD6E8FEB86659FD93 ^ le.Uint64(data[i+24:])*0x9FB21C651E98DF25) >> (64 - tb)
-		cand := int(table[k]) - 1
-		table[k] = uint32(i + 1)
-		if cand < 0 {
-			continue
-		}
-		f := matchLen(data[i:], data[cand:])
-		if f < 32 {
-			continue
-		}
-		b := 0
-		for i-b > end && cand-b > 0 && data[i-b-1] == data[cand-b-1] {
-			b++
-		}
-		if f+b < ldmMinMatch {
-			continue
-		}
-		m := longMatch{pos: i - b, n: f + b, off: i - cand}
-		far := m.off > klausWindow || m.pos/chunk != (m.pos-m.off)/chunk
-		for {
-			ms = append(ms, m)
-			if far {
-				beyond += m.n
+	shift := 64 - uint(s.tb)
+	mask := uint64(1)<<s.tb - 1
+	table := s.table
+	i := s.next
+	if i >= lim {
+		return
+	}
+	base := unsafe.Pointer(unsafe.SliceData(data))
+	for i < lim {
+		// Sample a batch of positions, then touch their table entries.
+		na := 0
+		for ; i < lim && na < scanBatch; i++ {
+			// The sampling test runs at every position: loads without
+			// bounds checks (i+8 <= lim+31 <= n).
+			v := *(*uint64)(unsafe.Add(base, i))
+			if (v*0x9E3779B185EBCA87)>>(64-ldmSampleLog) != 1 {
+				continue // (1, not 0: runs of zeros are never sampled)
 			}
-			end = m.end()
-			// Near-duplicates differ in a byte here and there: after a
-			// mismatch, the same distance usually matches again (a repeat
-			// offset for the encoder), so continue it, however short.
-			m.n = 0
-			for k := 1; k <= ldmResync && end+k+ldmResyncLen <= n; k++ {
-				if l := matchLen(data[end+k:], data[end+k-m.off:]); l >= ldmResyncLen {
-					m.pos, m.n = end+k, l
+			h := v*0xC2B2AE3D27D4EB4F ^ le.Uint64(data[i+8:])*0x165667B19E3779F9 ^
+				le.Uint64(data[i+16:])*0xD6E8FEB86659FD93 ^ le.Uint64(data[i+24:])*0x9FB21C651E98DF25
+			s.batch[na] = anchor{i, h}
+			na++
+		}
+		var touch uint64
+		for _, a := range s.batch[:na] {
+			touch += table[(a.h>>shift)&mask]
+		}
+		s.touched += touch // (keeps the loads)
+		for _, a := range s.batch[:na] {
+			p := a.pos
+			if p < s.end {
+				continue // inside a match found in this batch
+			}
+			k := (a.h >> shift) & mask
+			e := table[k]
+			table[k] = a.h<<32 | uint64(p+1)
+			cand := int(uint32(e)) - 1
+			if cand < 0 || uint32(e>>32) != uint32(a.h) {
+				continue
+			}
+			f := matchLen(data[p:], data[cand:])
+			if f < 32 {
+				continue
+			}
+			b := 0
+			for p-b > floor && cand-b > 0 && data[p-b-1] == data[cand-b-1] {
+				b++
+			}
+			if f+b < ldmMinMatch {
+				continue
+			}
+			m := longMatch{pos: p - b, n: f + b, off: p - cand}
+			for {
+				s.add(data, m)
+				end := m.end()
+				// Near-duplicates differ in a byte here and there: after a
+				// mismatch, the same distance usually matches again (a
+				// repeat offset for the encoder), so continue it, however
+				// short.
+				m.n = 0
+				for k := 1; k <= ldmResync && end+k+ldmResyncLen <= n; k++ {
+					if l := matchLen(data[end+k:], data[end+k-m.off:]); l >= ldmResyncLen {
+						m.pos, m.n = end+k, l
+						break
+					}
+				}
+				if m.n == 0 {
 					break
 				}
 			}
-			if m.n == 0 {
-				break
-			}
+			floor = s.end
 		}
-		i = end - 1
+		i = max(i, s.end)
 	}
-	return ms, beyond
+	s.next = max(i, s.next)
 }
 
 // matchLen is the length of the common prefix of a and b.
@@ -131,138 +239,375 @@ func useLong(size int64, beyond int) bool {
 	return beyond >= 64<<10 && int64(beyond) >= size/100
 }
 
-// compressLong writes data as one zstd frame: klauspost's local matches
-// (chunks compressed in parallel, then parsed back) merged with the long
-// matches ms, which win where they overlap.
-func compressLong(ow *offsetWriter, data []byte, ms []longMatch, o CompressOptions) error {
+// longChunk says whether a chunk of n bytes, far bytes of which are
+// covered by far matches, is compressed around them (for a long-distance
+// frame) rather than as a whole (which serves both ways): they must cover
+// a sixteenth of it. Below that, what the long frame would gain on the
+// chunk is not worth compressing it twice if the frame is not chosen.
+func longChunk(n, far int) bool { return far >= 64<<10 && far >= n/16 }
+
+// chunkResult is what a worker made of one chunk: klauspost's frame of
+// all of it (plain), or, for a chunk with far matches, the local matches
+// klauspost found in what the long matches leave (ks).
+type chunkResult struct {
+	frame []byte
+	ks    []longMatch
+	long  bool
+	err   error
+}
+
+// compressHeld compresses the size bytes of in (at most LongMax) as
+// independent frames, or as one long-distance frame when far long
+// matches pay. Three stages overlap: a reader fills one buffer with the
+// input, a scanner looks for long matches in each chunk as soon as it has
+// been read, and the workers compress each chunk as soon as it has been
+// scanned: as an independent frame, or, when the chunk has far matches
+// of its own, only the bytes they leave. Once the whole input is scanned
+// the choice is made. Independent frames are written as they are. One
+// frame takes the chunks with far matches through zstdpipe.Encoder (long
+// matches merged with klauspost's local ones) and splices the blocks of
+// the other chunks' frames unchanged (zstdpipe.AppendBlocks), so a chunk
+// without long matches costs klauspost's time and nothing more. Memory:
+// the input, the frames finished before the choice, the scanner's table
+// (8 bytes per 64 to 128 input bytes) and klauspost's state.
+func compressHeld(ow *offsetWriter, in io.Reader, size int64, o CompressOptions) error {
+	n := int(size)
 	chunk, workers := o.chunkSize(), o.workers()
-	type result struct {
-		ks  []longMatch
-		err error
+	nch := (n + chunk - 1) / chunk
+	bounds := func(k int) (int, int) { return k * chunk, min((k+1)*chunk, n) }
+	// The input is held outside the Go heap (no zeroing, huge pages, no
+	// garbage-collection target doubled by it) where the system allows.
+	data, err := mmapfile.Anon(n)
+	mapped := err == nil
+	if !mapped {
+		data = make([]byte, n)
 	}
-	size := int64(len(data))
-	uncovered := size
-	for _, m := range ms {
-		uncovered -= int64(m.n)
-	}
-	nchunks := (len(data) + chunk - 1) / chunk
-	results := make([]chan result, nchunks)
-	for i := range results {
-		results[i] = make(chan result, 1)
-	}
-	// Workers take chunks in order; at most workers+1 results wait.
-	sem := make(chan struct{}, workers+1)
-	next := make(chan int)
+	data = data[:n]
 	done := make(chan struct{})
+	readerDone := make(chan struct{})
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// The level for what klauspost compresses: the bytes the long
-			// matches leave (zstdLevel picks a faster speed for 32 MiB and
-			// more at the default level).
-			enc, err := newEncoder(o.Level, uncovered)
-			if enc != nil {
-				defer enc.Close()
-			}
-			// At levels up to 4, klauspost skips what the long matches
-			// cover; from 5 (its best level) it sees every byte, as the
-			// context the gaps lose costs up to 3% there.
-			skip := o.Level <= 4
-			var frame []byte
-			for i := range next {
-				if err != nil {
-					results[i] <- result{err: err}
-					continue
-				}
-				base := i * chunk
-				var ks []longMatch
-				var e error
-				frame, ks, e = localMatches(enc, data, base, min(base+chunk, len(data)), ms, skip, frame[:0])
-				results[i] <- result{ks: ks, err: e}
-			}
-		}()
-	}
-	go func() {
-		defer close(next)
-		for i := range results {
-			select {
-			case sem <- struct{}{}:
-			case <-done:
-				return
-			}
-			select {
-			case next <- i:
-			case <-done:
-				return
-			}
-		}
-	}()
 	defer func() {
 		close(done)
 		wg.Wait()
+		select {
+		case <-readerDone:
+			if mapped {
+				mmapfile.Unmap(data[:cap(data)])
+			}
+		default:
+			// The reader is still blocked in in.Read and may yet write
+			// to data: leave the mapping (an error path).
+		}
 	}()
 
-	em := &emitter{enc: zstdpipe.NewEncoder(), data: data, w: ow, end: min(zstdpipe.MaxBlock, len(data)), progress: o.progress}
-	em.out = zstdpipe.AppendFrameHeader(em.out, uint64(len(data)))
-	li, lastEnd := 0, 0
-	var err error
-	for i := range results {
-		r := <-results[i]
-		<-sem
-		if r.err != nil {
-			err = r.err
-			break
+	// Reader.
+	read := make([]chan struct{}, nch)
+	for k := range read {
+		read[k] = make(chan struct{})
+	}
+	var got int
+	var readErr error
+	go func() {
+		k := 0
+		defer func() {
+			for ; k < nch; k++ {
+				close(read[k])
+			}
+			close(readerDone)
+		}()
+		for ; k < nch; k++ {
+			lo, hi := bounds(k)
+			m, err := io.ReadFull(in, data[lo:hi])
+			got = lo + m
+			if err != nil {
+				readErr = err
+				return
+			}
+			close(read[k])
 		}
-		for _, k := range r.ks {
-			kp, kend := k.pos, k.end()
-			for err == nil {
-				for li < len(ms) && ms[li].pos <= kp {
-					err = em.match(ms[li])
-					lastEnd = ms[li].end()
-					li++
-				}
-				kp = max(kp, lastEnd)
-				if kp >= kend || err != nil {
-					break
-				}
-				limit := kend
-				if li < len(ms) && ms[li].pos < kend {
-					limit = ms[li].pos
-				}
-				err = em.match(longMatch{pos: kp, n: limit - kp, off: k.off})
-				kp = limit
+	}()
+
+	// Scanner.
+	type plan struct {
+		ms   []longMatch // the long matches so far (final up to the chunk's end)
+		long bool        // the chunk has far matches enough to pay
+		ok   bool        // scanned (not stopped by a read error)
+	}
+	plans := make([]plan, nch)
+	scanned := make([]chan struct{}, nch)
+	for k := range scanned {
+		scanned[k] = make(chan struct{})
+	}
+	sc := newScanner(data, chunk)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		k := 0
+		defer func() {
+			for ; k < nch; k++ {
+				close(scanned[k])
+			}
+		}()
+		for ; k < nch; k++ {
+			select {
+			case <-read[k]:
+			case <-done:
+				return
+			}
+			if readErr != nil {
+				return
+			}
+			lo, hi := bounds(k)
+			sc.scan(data[:hi], hi)
+			plans[k] = plan{ms: sc.ms, long: longChunk(hi-lo, sc.far[k]), ok: true}
+			close(scanned[k])
+		}
+	}()
+
+	// Workers, taking the chunks in order.
+	results := make([]chan chunkResult, nch)
+	for k := range results {
+		results[k] = make(chan chunkResult, 1)
+	}
+	frames := make(chan []byte, nch) // frame buffers to reuse
+	// At most workers+2 results wait to be written (none is written
+	// before the choice), so memory stays the input and a few frames.
+	slots := make(chan struct{}, workers+2)
+	next := make(chan int)
+	go func() {
+		defer close(next)
+		for k := 0; k < nch; k++ {
+			select {
+			case slots <- struct{}{}:
+			case <-done:
+				return
+			}
+			select {
+			case next <- k:
+			case <-done:
+				return
 			}
 		}
-		if err != nil {
-			break
+	}()
+	skip := o.Level <= 4
+	for range min(workers, nch) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			enc, err := newEncoder(o.Level, size)
+			if enc != nil {
+				defer enc.Close()
+			}
+			var scratch []byte
+			for k := range next {
+				select {
+				case <-scanned[k]:
+				case <-done:
+					return
+				}
+				p := plans[k]
+				if err != nil || !p.ok {
+					results[k] <- chunkResult{err: err}
+					continue
+				}
+				lo, hi := bounds(k)
+				if !p.long {
+					var buf []byte
+					select {
+					case buf = <-frames:
+					default:
+						buf = make([]byte, 0, chunk+chunk/64+1024)
+					}
+					results[k] <- chunkResult{frame: enc.EncodeAll(data[lo:hi], buf[:0])}
+					continue
+				}
+				var ks []longMatch
+				var e error
+				scratch, ks, e = localMatches(enc, data, lo, hi, p.ms, skip, scratch[:0])
+				results[k] <- chunkResult{ks: ks, long: true, err: e}
+			}
+		}()
+	}
+
+	// The choice, once everything is scanned.
+	<-scanned[nch-1]
+	if readErr != nil {
+		ow.in = int64(got)
+		if readErr == io.EOF || readErr == io.ErrUnexpectedEOF {
+			return nil // CompressTo reports the short input
+		}
+		return readErr
+	}
+	anyLong := false
+	for _, p := range plans {
+		anyLong = anyLong || p.long
+	}
+	if !anyLong || !useLong(size, sc.beyond) {
+		var enc *zstd.Encoder
+		for k := range results {
+			r := <-results[k]
+			<-slots
+			if r.err != nil {
+				return r.err
+			}
+			lo, hi := bounds(k)
+			if r.long { // far matches here, too few overall
+				if enc == nil {
+					var err error
+					if enc, err = newEncoder(o.Level, size); err != nil {
+						return err
+					}
+					defer enc.Close()
+				}
+				r.frame = enc.EncodeAll(data[lo:hi], nil)
+			}
+			if _, err := ow.Write(r.frame); err != nil {
+				return err
+			}
+			ow.in += int64(hi - lo)
+			o.progress(hi - lo)
+			frames <- r.frame
+		}
+		return nil
+	}
+	em := &emitter{enc: zstdpipe.NewEncoder(), data: data, w: ow, progress: o.progress}
+	em.out = zstdpipe.AppendFrameHeader(em.out, uint64(n))
+	for k := range results {
+		r := <-results[k]
+		<-slots
+		if r.err != nil {
+			return r.err
+		}
+		lo, hi := bounds(k)
+		last := k == nch-1
+		ms := clipMatches(sc.ms, lo, hi)
+		if !r.long {
+			free, err := zstdpipe.RepeatFree(r.frame)
+			if err != nil {
+				return err
+			}
+			if free {
+				if em.out, err = zstdpipe.AppendBlocks(em.out, r.frame, last); err != nil {
+					return err
+				}
+				em.enc.ForgetRepeats()
+				em.progress(hi - lo)
+				if err := em.write(last); err != nil {
+					return err
+				}
+				frames <- r.frame
+				continue
+			}
+			// The frame uses the initial repeat offsets: write its
+			// matches again.
+			if r.ks, err = frameMatches(r.frame, lo, hi-lo); err != nil {
+				return err
+			}
+			frames <- r.frame
+		}
+		if err := em.chunk(lo, hi, ms, r.ks, last); err != nil {
+			return err
 		}
 	}
-	for ; err == nil && li < len(ms); li++ {
-		err = em.match(ms[li])
-	}
-	if err == nil {
-		err = em.finish()
-	}
-	if err == nil {
-		ow.in = size
-	}
-	return err
+	ow.in = size
+	return nil
 }
 
-// emitter cuts matches into blocks of at most zstdpipe.MaxBlock and
-// writes them.
+// clipMatches returns the parts of ms (in order, not overlapping) that
+// lie in [lo, hi).
+func clipMatches(ms []longMatch, lo, hi int) []longMatch {
+	i, _ := slices.BinarySearchFunc(ms, lo, func(m longMatch, p int) int { return cmp.Compare(m.end(), p+1) })
+	var out []longMatch
+	for _, m := range ms[i:] {
+		if m.pos >= hi {
+			break
+		}
+		if m.pos < lo {
+			m.n -= lo - m.pos
+			m.pos = lo
+		}
+		m.n = min(m.n, hi-m.pos)
+		out = append(out, m)
+	}
+	return out
+}
+
+// frameMatches returns the matches of frame, which encodes the size
+// bytes at position base.
+func frameMatches(frame []byte, base, size int) ([]longMatch, error) {
+	var ks []longMatch
+	p := base
+	err := zstdpipe.Sequences(frame, size, func(n int, seqs []zstdpipe.Seq) error {
+		q := p
+		for _, s := range seqs {
+			q += int(s.LL)
+			ks = append(ks, longMatch{pos: q, n: int(s.ML), off: int(s.Off)})
+			q += int(s.ML)
+		}
+		p += n
+		return nil
+	})
+	return ks, err
+}
+
+// emitter writes one frame's blocks: for the chunks it encodes itself
+// (chunk), the long matches merged with klauspost's local ones, cut into
+// blocks of at most zstdpipe.MaxBlock that never cross a chunk's end;
+// the caller may append other blocks to out between chunks.
 type emitter struct {
 	enc        *zstdpipe.Encoder
 	data       []byte
 	w          io.Writer
 	out        []byte
 	start, end int // the block being filled
+	limit      int // the end of the chunk
 	cursor     int // data before it is covered
 	seqs       []zstdpipe.Seq
 	lits       []byte
 	progress   func(int)
+}
+
+// chunk encodes data[lo:hi]: the long matches ms (clipped to it) win
+// where they overlap klauspost's matches ks.
+func (e *emitter) chunk(lo, hi int, ms, ks []longMatch, last bool) error {
+	e.start, e.cursor, e.limit = lo, lo, hi
+	e.end = min(lo+zstdpipe.MaxBlock, hi)
+	li, lastEnd := 0, lo
+	var err error
+	for _, k := range ks {
+		kp, kend := k.pos, k.end()
+		for err == nil {
+			for li < len(ms) && ms[li].pos <= kp {
+				err = e.match(ms[li])
+				lastEnd = ms[li].end()
+				li++
+			}
+			kp = max(kp, lastEnd)
+			if kp >= kend || err != nil {
+				break
+			}
+			limit := kend
+			if li < len(ms) && ms[li].pos < kend {
+				limit = ms[li].pos
+			}
+			err = e.match(longMatch{pos: kp, n: limit - kp, off: k.off})
+			kp = limit
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for ; err == nil && li < len(ms); li++ {
+		err = e.match(ms[li])
+	}
+	for err == nil {
+		end := e.end == e.limit
+		err = e.flush(last && end)
+		if end {
+			break
+		}
+	}
+	return err
 }
 
 // match adds data[m.pos:m.end()] as a copy from m.off back; pieces too
@@ -299,8 +644,13 @@ func (e *emitter) flush(last bool) error {
 	}
 	e.progress(e.end - e.start)
 	e.start, e.cursor = e.end, e.end
-	e.end = min(e.start+zstdpipe.MaxBlock, len(e.data))
+	e.end = min(e.start+zstdpipe.MaxBlock, e.limit)
 	e.seqs, e.lits = e.seqs[:0], e.lits[:0]
+	return e.write(last)
+}
+
+// write writes out what has been encoded once it is 1 MiB, or at the end.
+func (e *emitter) write(last bool) error {
 	if len(e.out) >= 1<<20 || last {
 		if _, err := e.w.Write(e.out); err != nil {
 			return err
@@ -308,15 +658,6 @@ func (e *emitter) flush(last bool) error {
 		e.out = e.out[:0]
 	}
 	return nil
-}
-
-func (e *emitter) finish() error {
-	for {
-		last := e.end == len(e.data)
-		if err := e.flush(last); err != nil || last {
-			return err
-		}
-	}
 }
 
 // localMatches has klauspost find the matches of data[base:end] that the

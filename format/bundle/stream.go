@@ -341,25 +341,12 @@ func streamZlib(ow *offsetWriter, in io.Reader, o CompressOptions) error {
 	return zw.Close()
 }
 
-// streamZstd compresses in with zstd: as one long-distance frame when
-// that pays (long.go), else as independent frames.
+// streamZstd compresses in with zstd: inputs up to LongMax are held and
+// searched for long matches beside compression (compressHeld, long.go);
+// larger ones are independent frames.
 func streamZstd(ow *offsetWriter, in io.Reader, size int64, o CompressOptions) error {
-	chunk := o.chunkSize()
 	if size > 0 && size <= LongMax {
-		// Small enough to hold: look for long matches first (long.go).
-		buf := make([]byte, size)
-		n, err := io.ReadFull(in, buf)
-		if err != nil {
-			ow.in = int64(n)
-			if err == io.EOF || err == io.ErrUnexpectedEOF {
-				err = nil // CompressTo reports the short input
-			}
-			return err
-		}
-		if ms, beyond := findLong(buf, chunk); useLong(size, beyond) {
-			return compressLong(ow, buf, ms, o)
-		}
-		in = bytes.NewReader(buf)
+		return compressHeld(ow, in, size, o)
 	}
 	return streamZstdFrames(ow, in, size, o)
 }
