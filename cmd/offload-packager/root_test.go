@@ -702,3 +702,24 @@ func TestBundleHelpUsage(t *testing.T) {
 	assert.Regexp(t, `(?m)^  kernels +Per-kernel`, root)
 	assert.Contains(t, root, "(create, extract, dump, kernels, embed, bundle,")
 }
+
+// TestCompletion: cobra's completion protocol (what the installed bash
+// and zsh scripts call) completes extract's --kind values and the
+// LLVM-syntax options of create and bundle, in the spelling typed.
+func TestCompletion(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"__complete", "extract", "--kind", "h"}, "openmp\ncuda\nhip\nsycl\n:4\n"}, // the shell filters
+		{[]string{"__complete", "bundle", "-typ"}, "-type=\n:6\n"},
+		{[]string{"__complete", "bundle", "--unb"}, "--unbundle\n:4\n"},
+		{[]string{"__complete", "create", "--ima"}, "--image=\n:6\n"},
+		{[]string{"__complete", "create", "x"}, ":0\n"},
+		{[]string{"__complete", "dum"}, "dump\tList the offload images in files (llvm-objdump --offloading)\n:4\n"},
+	} {
+		out, _, code := runIn(t, t.TempDir(), "offload-packager", c.args...)
+		assert.Equal(t, 0, code, "%q", c.args)
+		assert.Equal(t, c.want, out, "%q", c.args)
+	}
+}
