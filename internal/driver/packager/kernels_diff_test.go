@@ -275,3 +275,94 @@ func TestKernelsCubinResourcesAgainstCuobjdump(t *testing.T) {
 	sort.Slice(got, key(got))
 	assert.Equal(t, want, got)
 }
+
+// curandReleases are two releases of NVIDIA's cuRAND for CUDA 13, which
+// scripts/install-deps.sh unpacks from NVIDIA's PyPI wheels
+// (nvidia-curand 10.4.0.35 and 10.4.5.25) under /opt/offload-kit: real
+// third-party fat binaries with zstd-compressed cubin and PTX entries for
+// sm_75 to sm_121. A missing one fails the test (a differential test
+// that cannot run is a defect).
+var curandReleases = [2]string{"10.4.0.35", "10.4.5.25"}
+
+func curandLib(t *testing.T, version string) string {
+	t.Helper()
+	p := "/opt/offload-kit/curand-" + version + "/nvidia/cu13/lib/libcurand.so.10"
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("cuRAND %s: %v (scripts/install-deps.sh installs it)", version, err)
+	}
+	return p
+}
+
+// cuobjdumpFunctions runs cuobjdump -res-usage on a library and returns
+// each cubin function's REG by arch and name (the largest of its copies),
+// and how many function records it printed.
+func cuobjdumpFunctions(t *testing.T, lib string) (map[[2]string]int64, int) {
+	t.Helper()
+	out := sh(t, "", cudatools.Tool(t, "cuobjdump"), "-res-usage", lib)
+	regs := map[[2]string]int64{}
+	n, arch := 0, ""
+	for _, m := range regexp.MustCompile(`(?m)^arch = (\S+)$|Function (\S+):\n\s+REG:(\d+) `).FindAllStringSubmatch(string(out), -1) {
+		if m[1] != "" {
+			arch = m[1]
+			continue
+		}
+		v, _ := strconv.ParseInt(m[3], 10, 64)
+		k := [2]string{arch, m[2]}
+		regs[k] = max(regs[k], v)
+		n++
+	}
+	return regs, n
+}
+
+// TestKernelsCurandReleases: kernels and kernels diff on two cuRAND
+// releases. Every cubin function of each has the REG, STACK, SHARED and
+// CONSTANT[0] cuobjdump -res-usage prints (TestKernelsCubinResources'
+// comparison, at the scale of a real library), and diff's regs+0 budget
+// flags exactly the functions whose REG grew from one release to the
+// other by cuobjdump's numbers.
+func TestKernelsCurandReleases(t *testing.T) {
+	a, b := curandLib(t, curandReleases[0]), curandLib(t, curandReleases[1])
+	d := t.TempDir()
+	grew := 0
+	var regsA map[[2]string]int64
+	for i, lib := range []string{a, b} {
+		regs, n := cuobjdumpFunctions(t, lib)
+		rep := kernelsDoc(t, d, KernelsOptions{Files: []string{lib}})
+		got := map[[2]string]int64{}
+		count := 0
+		for _, img := range rep.Files[0].Images {
+			require.Empty(t, img.Error, img.Container)
+			if img.CodeKind != "cubin" {
+				continue
+			}
+			for _, fn := range img.Functions {
+				k := [2]string{img.Arch, fn.Name}
+				got[k] = max(got[k], fn.Resources.Registers)
+				count++
+			}
+		}
+		assert.Equal(t, n, count, "%s: as many cubin functions as cuobjdump lists", lib)
+		assert.Equal(t, regs, got, "%s: REG of every function", lib)
+		if i == 0 {
+			regsA = regs
+			continue
+		}
+		for k, v := range regs {
+			if w, ok := regsA[k]; ok && v > w {
+				grew++
+			}
+		}
+	}
+	require.NotZero(t, grew, "some function needs more registers in the later release")
+	out, err := diffOut(t, d, KernelsDiffOptions{A: a, B: b, Format: "json", FailOn: "regs+0"})
+	require.Error(t, err)
+	var rep KernelsDiffReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	machine := 0
+	for _, c := range rep.Changes {
+		if len(c.Breaks) > 0 && c.Class == "machine" {
+			machine++
+		}
+	}
+	assert.Equal(t, grew, machine, "regs+0 flags the functions whose REG grew")
+}
