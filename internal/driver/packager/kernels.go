@@ -797,14 +797,10 @@ func printKernels(w io.Writer, rep *KernelsReport, opt KernelsOptions) {
 		ir = append(ir, []string{arch(img), what, fmt.Sprint(img.Size), unc, fmt.Sprint(len(img.Functions)), m, x,
 			strings.TrimSpace(img.Object + ": " + img.Container + " " + note)})
 	}
-	fmt.Fprintf(w, "IMAGES (%d", allImages)
-	if len(ir) < allImages {
-		fmt.Fprintf(w, ", largest %d stored", len(ir))
-	}
-	fmt.Fprintln(w, ")")
+	fmt.Fprintf(w, "IMAGES (%d)\n", allImages)
 	table(w, []string{"ARCH", "KIND", "STORED", "UNCOMPRESSED", "FUNCS", "MACHINE", "PTX/IR", "WHERE"}, ir)
 	if len(ir) < allImages {
-		fmt.Fprintf(w, "%d of %d images; --all for all, --top N for more\n", len(ir), allImages)
+		fmt.Fprintf(w, "%d of %d images (unreadable ones first, then the largest stored); --all for all, --top N for more\n", len(ir), allImages)
 	}
 
 	// Functions, or families.
