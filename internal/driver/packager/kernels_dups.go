@@ -166,7 +166,10 @@ func printDuplicates(w io.Writer, d *Duplicates, top int) {
 		}
 		r = append(r, []string{fmt.Sprint(x.Saved), x.Arch, fmt.Sprint(x.Copies), fmt.Sprint(x.Size), x.Where[0]})
 	}
-	table(w, []string{"SAVED", "ARCH", "COPIES", "SIZE", "FIRST COPY"}, r)
+	withCopies(w, []string{"SAVED", "ARCH", "COPIES", "SIZE", "FIRST COPY"}, r, func(i int) []string { return d.Images[i].Where[1:] })
+	if top > 0 && len(d.Images) > top {
+		fmt.Fprintf(w, "%d of %d duplicated images; --all for all\n", top, len(d.Images))
+	}
 	fmt.Fprintf(w, "\nDUPLICATE FUNCTIONS (%d, %d bytes saved by keeping one copy)\n", len(d.Kernels), d.KernelBytesSaved)
 	r = nil
 	for i, x := range d.Kernels {
@@ -176,16 +179,13 @@ func printDuplicates(w io.Writer, d *Duplicates, top int) {
 		r = append(r, []string{fmt.Sprint(x.Saved), x.Arch, fmt.Sprint(x.Copies), fmt.Sprint(x.Size), x.Name})
 	}
 	// Each group's row, then one line per copy: its name and where.
-	var buf strings.Builder
-	table(&buf, []string{"SAVED", "ARCH", "COPIES", "SIZE", "NAME"}, r)
-	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
-	fmt.Fprintln(w, lines[0])
-	for i, l := range lines[1:] {
-		fmt.Fprintln(w, l)
+	withCopies(w, []string{"SAVED", "ARCH", "COPIES", "SIZE", "NAME"}, r, func(i int) []string {
+		var out []string
 		for _, c := range d.Kernels[i].List {
-			fmt.Fprintf(w, "    copy: %s  (%s)\n", c.Name, c.Where)
+			out = append(out, c.Name+"  ("+c.Where+")")
 		}
-	}
+		return out
+	})
 	if top > 0 && len(d.Kernels) > top {
 		fmt.Fprintf(w, "%d of %d duplicated functions; --all for all\n", top, len(d.Kernels))
 	}
@@ -209,4 +209,19 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// withCopies writes a table whose row i is followed by "    copy: ..."
+// lines, one for each of copies(i).
+func withCopies(w io.Writer, header []string, rows [][]string, copies func(i int) []string) {
+	var buf strings.Builder
+	table(&buf, header, rows)
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	fmt.Fprintln(w, lines[0])
+	for i, l := range lines[1:] {
+		fmt.Fprintln(w, l)
+		for _, c := range copies(i) {
+			fmt.Fprintf(w, "    copy: %s\n", c)
+		}
+	}
 }
