@@ -559,7 +559,10 @@ func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) er
 			return err
 		}
 		d.stage = &stager{}
-		defer d.stage.abort() // no-op after done
+		defer func() {
+			d.stage.abort() // no-op after done
+			d.stage.closeDirs()
+		}()
 	}
 	endEmit := d.env.Phases.Begin("emit + codegen", "per module, in parallel")
 	results, err := d.emitParts(ctx, m, parts)

@@ -42,6 +42,7 @@ type stager struct {
 	renamed []string                   // created by this run (removed if the table fails)
 	lists   map[string]map[string]bool // directory -> names in it (nil: unknown)
 	noTmp   map[string]bool            // directories refusing O_TMPFILE
+	dirs    map[string]int             // directory -> its descriptor (openDir)
 	unhook  func()
 }
 
@@ -49,9 +50,10 @@ func (s *stager) write(final string, data []byte) error {
 	if atomicfile.Interrupted() {
 		return fileErr(final, "%v", atomicfile.ErrInterrupted)
 	}
-	if s.absent(final) {
-		dir := filepath.Dir(final)
-		unsupported, err := writeTmpfile(dir, final, data, 0o644)
+	if dirfd, ok := s.absent(final); ok {
+		dir, base := filepath.Split(final)
+		unsupported, err := writeTmpfile(dirfd, base, data, 0o644)
+		dir = filepath.Clean(dir)
 		if err == nil {
 			if !s.created(final) {
 				return fileErr(final, "%v", atomicfile.ErrInterrupted)
@@ -82,24 +84,47 @@ func (s *stager) write(final string, data []byte) error {
 }
 
 // absent reports whether final's directory, as listed once, has no entry
-// named final's base (and O_TMPFILE may be tried there).
-func (s *stager) absent(final string) bool {
+// named final's base, and O_TMPFILE may be tried there: then dirfd is the
+// directory's descriptor (opened once, closed by closeDirs).
+func (s *stager) absent(final string) (dirfd int, ok bool) {
 	dir, base := filepath.Split(final)
 	dir = filepath.Clean(dir)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.lists == nil {
-		s.lists, s.noTmp = map[string]map[string]bool{}, map[string]bool{}
+		s.lists, s.noTmp, s.dirs = map[string]map[string]bool{}, map[string]bool{}, map[string]int{}
 	}
 	if s.noTmp[dir] {
-		return false
+		return -1, false
 	}
-	names, ok := s.lists[dir]
-	if !ok {
+	names, listed := s.lists[dir]
+	if !listed {
 		names = listNames(dir)
 		s.lists[dir] = names
+		if names != nil {
+			fd, err := openDir(dir)
+			if err != nil {
+				s.noTmp[dir] = true
+				return -1, false
+			}
+			s.dirs[dir] = fd
+		}
 	}
-	return names != nil && !names[base]
+	if names == nil || names[base] {
+		return -1, false
+	}
+	return s.dirs[dir], true
+}
+
+// closeDirs closes the directories' descriptors, once no part is being
+// written (not from abort, which an interrupt may run meanwhile).
+func (s *stager) closeDirs() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, fd := range s.dirs {
+		closeDir(fd)
+	}
+	s.dirs = map[string]int{}
 }
 
 // listNames is the set of names in dir; nil when it cannot be read.

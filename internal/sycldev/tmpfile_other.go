@@ -7,7 +7,11 @@ import (
 	"syscall"
 )
 
-// writeTmpfile: O_TMPFILE is not used here; the caller falls back.
-func writeTmpfile(dir, final string, data []byte, perm os.FileMode) (bool, error) {
+// O_TMPFILE is not used here: openDir fails, and the caller falls back.
+func openDir(dir string) (int, error) { return -1, syscall.EOPNOTSUPP }
+
+func closeDir(fd int) {}
+
+func writeTmpfile(dirfd int, base string, data []byte, perm os.FileMode) (bool, error) {
 	return true, syscall.EOPNOTSUPP
 }

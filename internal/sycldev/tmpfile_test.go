@@ -38,8 +38,11 @@ func stagerTmpfile(t *testing.T) {
 
 	fresh := filepath.Join(dir, "out_0.prop")
 	planted := filepath.Join(dir, "out_0.sym")
-	require.True(t, s.absent(fresh)) // the listing is taken here
-	require.True(t, s.absent(planted))
+	defer s.closeDirs()
+	_, ok := s.absent(fresh) // the listing is taken here
+	require.True(t, ok)
+	_, ok = s.absent(planted)
+	require.True(t, ok)
 
 	victim := filepath.Join(t.TempDir(), "victim")
 	require.NoError(t, os.WriteFile(victim, []byte("victim"), 0o644))
