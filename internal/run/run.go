@@ -119,13 +119,14 @@ func FormatCommand(args []string) string {
 // maxCapture bounds the standard error kept in an *Error.
 const maxCapture = 1 << 20
 
-// capBuffer keeps the first maxCapture bytes written to it.
-type capBuffer struct {
+// Capture keeps the first MiB written to it (a child's standard error, as
+// *Error keeps it); it is safe for concurrent writes.
+type Capture struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (c *capBuffer) Write(p []byte) (int, error) {
+func (c *Capture) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if room := maxCapture - c.buf.Len(); room > 0 {
@@ -136,6 +137,13 @@ func (c *capBuffer) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
+}
+
+// Bytes is what was kept.
+func (c *Capture) Bytes() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.Bytes()
 }
 
 // Exec runs commands with os/exec. The child's standard error goes to
@@ -171,7 +179,7 @@ func (Exec) Run(ctx context.Context, c *Cmd) error {
 	cmd.Env = c.Env
 	cmd.Stdin = c.Stdin
 	cmd.Stdout = c.Stdout
-	var capture capBuffer
+	var capture Capture
 	if c.Stderr != nil {
 		cmd.Stderr = io.MultiWriter(c.Stderr, &capture)
 	} else {
@@ -192,7 +200,7 @@ func (Exec) Run(ctx context.Context, c *Cmd) error {
 	if err == nil {
 		return nil
 	}
-	e := &Error{Args: append([]string(nil), c.Args...), ExitCode: -1, Stderr: capture.buf.Bytes(), Err: err}
+	e := &Error{Args: append([]string(nil), c.Args...), ExitCode: -1, Stderr: capture.Bytes(), Err: err}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.Exited() {
 		e.ExitCode = ee.ExitCode()

@@ -227,10 +227,10 @@ func (d *driver) exec(ctx context.Context, r run.Runner, stdout io.Writer, file,
 		}
 		p = name // --dry-run only prints AOT commands
 	}
-	var stderr capped
+	var stderr run.Capture
 	c := &run.Cmd{Path: p, Args: append([]string{p}, args...), Stdout: stdout, Stderr: &stderr}
 	err = r.Run(ctx, c)
-	text := stderr.b.String()
+	text := string(stderr.Bytes())
 	if re := (*run.Error)(nil); text == "" && errors.As(err, &re) {
 		text = string(re.Stderr) // a Runner that only reports it
 	}
@@ -269,16 +269,6 @@ func (d *driver) forwardWarnings(stderr string) []string {
 		}
 	}
 	return rest
-}
-
-// capped keeps the first MiB written to it (a program's standard error).
-type capped struct{ b bytes.Buffer }
-
-func (c *capped) Write(p []byte) (int, error) {
-	if room := 1<<20 - c.b.Len(); room > 0 {
-		c.b.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
 }
 
 func firstLines(b []byte, n int) string {
