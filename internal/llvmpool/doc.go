@@ -13,7 +13,7 @@
 // helper generates each SPIR-V module on a fresh thread with a glibc
 // arena of its own, and retires after 64 (spirv.go says why). Helpers
 // run with GOMAXPROCS=1, load libLLVM with RTLD_DEEPBIND, and exit by
-// themselves when the pool closes their input.
+// themselves when the pool closes their input (Close waits for them).
 //
 // The library is looked for in the link's LLVM installation (llvm-config
 // --libdir of the chosen LLVM), the LLVM-22 directory, then by soname
