@@ -41,55 +41,9 @@ func (f *FunctionBody) Kernel() bool {
 // emits both in module order), so the n-th body is the n-th definition.
 // Only string-table bitcode (version 2, LLVM 5 and later) is read.
 func FunctionBodies(buf []byte) ([]FunctionBody, error) {
-	data, base, err := unwrap(buf)
+	s, mods, err := topModules(buf)
 	if err != nil {
 		return nil, err
-	}
-	s := &stream{data: data, base: base}
-	type modRef struct {
-		ref       blockRef
-		at        uint64
-		strtab    string
-		hasStrtab bool
-	}
-	var mods []modRef
-	top := &block{id: topLevelID, width: 2, end: uint64(len(s.data)) * 8}
-	s.pos = 32
-	var ops []uint64
-	for uint64(len(s.data))-s.pos/8 > 8 {
-		at := s.pos
-		kind, id, err := s.next(top, nil)
-		if err != nil {
-			return nil, err
-		}
-		switch kind {
-		case entryRecord:
-			if _, ops, _, err = s.record(top, id, ops, false); err != nil {
-				return nil, err
-			}
-		case entrySub:
-			switch id {
-			case moduleID:
-				mods = append(mods, modRef{ref: s.ref(top, 0), at: at})
-				err = s.skip(top, id)
-			case strtabID:
-				var st []byte
-				if st, _, err = s.readBlob(top, id, strtabBlob); err == nil {
-					str := string(st)
-					for i := len(mods) - 1; i >= 0 && !mods[i].hasStrtab; i-- {
-						mods[i].strtab, mods[i].hasStrtab = str, true
-					}
-				}
-			default:
-				err = s.skip(top, id)
-			}
-			if err != nil {
-				return nil, err
-			}
-		}
-	}
-	if len(mods) == 0 {
-		return nil, s.errAt(0, format.ErrCorrupt, "bitcode: no module block")
 	}
 	var out []FunctionBody
 	for _, m := range mods {
@@ -100,6 +54,68 @@ func FunctionBodies(buf []byte) ([]FunctionBody, error) {
 		out = append(out, fns...)
 	}
 	return out, nil
+}
+
+// modRef is a module block of a bitcode file and the string table that
+// serves it.
+type modRef struct {
+	ref       blockRef
+	at        uint64
+	strtab    string
+	hasStrtab bool
+}
+
+// topModules reads the top level of buf (raw or wrapped bitcode): its
+// module blocks, each with the string table that follows it.
+func topModules(buf []byte) (*stream, []modRef, error) {
+	data, base, err := unwrap(buf)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := &stream{data: data, base: base}
+	var mods []modRef
+	top := &block{id: topLevelID, width: 2, end: uint64(len(s.data)) * 8}
+	s.pos = 32
+	var ops []uint64
+	for uint64(len(s.data))-s.pos/8 > 8 {
+		at := s.pos
+		kind, id, err := s.next(top, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		switch kind {
+		case entryRecord:
+			if _, ops, _, err = s.record(top, id, ops, false); err != nil {
+				return nil, nil, err
+			}
+		case entrySub:
+			switch id {
+			case moduleID:
+				mods = append(mods, modRef{ref: s.ref(top, 0), at: at})
+				err = s.skip(top, id)
+			case strtabID:
+				var st []byte
+				if st, _, err = s.readBlob(top, id, strtabBlob); err == nil {
+					// A string table serves every preceding module without
+					// one; convert it once, so that memory stays bounded by
+					// the input however many modules share it.
+					str := string(st)
+					for i := len(mods) - 1; i >= 0 && !mods[i].hasStrtab; i-- {
+						mods[i].strtab, mods[i].hasStrtab = str, true
+					}
+				}
+			default:
+				err = s.skip(top, id)
+			}
+			if err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	if len(mods) == 0 {
+		return nil, nil, s.errAt(0, format.ErrCorrupt, "bitcode: no module block")
+	}
+	return s, mods, nil
 }
 
 // moduleBodies reads one module block: its function definitions and the

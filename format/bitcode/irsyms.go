@@ -58,58 +58,9 @@ func decodeLinkage(v uint64) (local, private, availExt bool) {
 // Microsoft x86 stdcall/fastcall/vectorcall name decoration, and the
 // GOFF/XCOFF manglings.
 func irArchiveSymbols(buf []byte) ([]string, error) {
-	data, base, err := unwrap(buf)
+	s, mods, err := topModules(buf)
 	if err != nil {
 		return nil, err
-	}
-	s := &stream{data: data, base: base}
-	type modRef struct {
-		ref       blockRef
-		at        uint64
-		strtab    string
-		hasStrtab bool
-	}
-	var mods []modRef
-	top := &block{id: topLevelID, width: 2, end: uint64(len(s.data)) * 8}
-	s.pos = 32
-	var ops []uint64
-	for uint64(len(s.data))-s.pos/8 > 8 {
-		at := s.pos
-		kind, id, err := s.next(top, nil)
-		if err != nil {
-			return nil, err
-		}
-		switch kind {
-		case entryRecord:
-			if _, ops, _, err = s.record(top, id, ops, false); err != nil {
-				return nil, err
-			}
-		case entrySub:
-			switch id {
-			case moduleID:
-				mods = append(mods, modRef{ref: s.ref(top, 0), at: at})
-				err = s.skip(top, id)
-			case strtabID:
-				var st []byte
-				if st, _, err = s.readBlob(top, id, strtabBlob); err == nil {
-					// A string table serves every preceding module without
-					// one; convert it once, so that memory stays bounded by
-					// the input however many modules share it.
-					str := string(st)
-					for i := len(mods) - 1; i >= 0 && !mods[i].hasStrtab; i-- {
-						mods[i].strtab, mods[i].hasStrtab = str, true
-					}
-				}
-			default:
-				err = s.skip(top, id)
-			}
-			if err != nil {
-				return nil, err
-			}
-		}
-	}
-	if len(mods) == 0 {
-		return nil, s.errAt(0, format.ErrCorrupt, "bitcode: no module block")
 	}
 	names := []string{}
 	anon := 0 // the Mangler numbers unnamed globals in the order it prints them

@@ -98,6 +98,10 @@ var amdgpuMach = map[uint32]string{
 	0x053: "gfx10-3-generic", 0x054: "gfx11-generic", 0x055: "gfx1153", 0x059: "gfx12-generic",
 }
 
+// AMDGPUProcessor is the processor EF_AMDGPU_MACH (e_flags & 0xff) names,
+// e.g. "gfx90a"; "" for one this table does not know.
+func AMDGPUProcessor(flags uint32) string { return amdgpuMach[flags&0xff] }
+
 // AMDGPUTargetID is the target ID an AMDGPU ELF header names: the
 // processor of EF_AMDGPU_MACH, then ":sramecc±" and ":xnack±" where the
 // code object (v4 and later: ELF ABI version 2 and up) sets them; "" for

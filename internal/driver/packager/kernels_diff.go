@@ -586,6 +586,15 @@ func targetLabel(c *KernelChange) string {
 	return c.TargetA + " -> " + c.TargetB
 }
 
+// archRows are the rows of the target table.
+func archRows(d *KernelsDiffReport) [][]string {
+	var r [][]string
+	for _, a := range d.Archs {
+		r = append(r, []string{fmt.Sprintf("%+d", a.Delta), fmt.Sprint(a.Before), fmt.Sprint(a.After), fmt.Sprint(a.Added), fmt.Sprint(a.Removed), fmt.Sprint(a.Changed), a.Class, archLabel(a)})
+	}
+	return r
+}
+
 // diffRows are the change table's header and rows.
 func diffRows(d *KernelsDiffReport, top int) ([]string, [][]string, int) {
 	cs := d.Changes
@@ -607,11 +616,7 @@ func diffRows(d *KernelsDiffReport, top int) ([]string, [][]string, int) {
 
 func printDiff(w io.Writer, d *KernelsDiffReport, top int) {
 	fmt.Fprintf(w, "--- %s\n+++ %s\n\nARCHS\n", d.A, d.B)
-	var r [][]string
-	for _, a := range d.Archs {
-		r = append(r, []string{fmt.Sprintf("%+d", a.Delta), fmt.Sprint(a.Before), fmt.Sprint(a.After), fmt.Sprint(a.Added), fmt.Sprint(a.Removed), fmt.Sprint(a.Changed), a.Class, archLabel(a)})
-	}
-	table(w, []string{"DELTA", "BEFORE", "AFTER", "ADDED", "REMOVED", "CHANGED", "CODE", "TARGET"}, r)
+	table(w, []string{"DELTA", "BEFORE", "AFTER", "ADDED", "REMOVED", "CHANGED", "CODE", "TARGET"}, archRows(d))
 	h, rs, shown := diffRows(d, top)
 	fmt.Fprintf(w, "\nCHANGES (%d", len(d.Changes))
 	if shown < len(d.Changes) {
@@ -694,11 +699,7 @@ func printDiffMarkdown(w io.Writer, d *KernelsDiffReport, top int) {
 			fmt.Fprintf(w, "**Budget** (`%s`): **%d function(s) over**\n\n", strings.Join(d.Budget, ", "), d.Violations)
 		}
 	}
-	var r [][]string
-	for _, a := range d.Archs {
-		r = append(r, []string{fmt.Sprintf("%+d", a.Delta), fmt.Sprint(a.Before), fmt.Sprint(a.After), fmt.Sprint(a.Added), fmt.Sprint(a.Removed), fmt.Sprint(a.Changed), a.Class, archLabel(a)})
-	}
-	mdTable(w, []string{"Δ bytes", "before", "after", "added", "removed", "changed", "code", "target"}, r)
+	mdTable(w, []string{"Δ bytes", "before", "after", "added", "removed", "changed", "code", "target"}, archRows(d))
 	h, rs, shown := diffRows(d, top)
 	fmt.Fprintf(w, "\n%d changed function(s)", len(d.Changes))
 	if shown < len(d.Changes) {
