@@ -37,7 +37,8 @@ func (t Timed) Run(ctx context.Context, c *Cmd) error {
 // watchdog kills the process group pgid once it has made no progress for
 // limit: no process of the group wrote or read a byte or used CPU time,
 // and none started or ended (groupProgress). It polls a tenth of the limit
-// apart (between 10 ms and 2 s).
+// apart (between 10 ms and 30 s: the default 10-minute limit is checked
+// every 30 s, and kills between 10 and 10.5 minutes of silence).
 type watchdog struct {
 	stop    chan struct{}
 	wg      sync.WaitGroup
@@ -47,7 +48,7 @@ type watchdog struct {
 
 func watch(pgid int, limit time.Duration) *watchdog {
 	w := &watchdog{stop: make(chan struct{})}
-	tick := min(max(limit/10, 10*time.Millisecond), 2*time.Second)
+	tick := min(max(limit/10, 10*time.Millisecond), 30*time.Second)
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
