@@ -8,8 +8,9 @@ import (
 )
 
 // treeNode is the tree the page draws: file → arch → template family →
-// function. K is the colour key: the code kind for files and archs
-// (machine code, PTX, SPIR-V, bitcode), the family below.
+// function. K is the colour key: the code kind for archs (machine code,
+// PTX, SPIR-V, bitcode) and files (their largest arch's), the family
+// below.
 type treeNode struct {
 	Name     string      `json:"n"`
 	Size     int64       `json:"s"`
@@ -87,6 +88,9 @@ func treemapTree(rep *KernelsReport) *treeNode {
 			}
 		}
 		sort.SliceStable(t.Children, func(i, j int) bool { return t.Children[i].Size > t.Children[j].Size })
+		if depth == 1 && len(t.Children) > 0 {
+			t.Key = t.Children[0].Key // a file: the code kind of its largest arch
+		}
 		return t.Size
 	}
 	sum(root, 0)
