@@ -1,6 +1,7 @@
 package bitcode
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
@@ -83,4 +85,25 @@ template G void scale<double>(double *, double);
 			assert.GreaterOrEqual(t, len(got), 4, "and twice, local_helper")
 		})
 	}
+}
+
+// FuzzFunctionBodies: any input gives bodies or one *format.FormatError,
+// never a panic, and no body larger than the input.
+func FuzzFunctionBodies(f *testing.F) {
+	addBitcodeSeeds(f, "testdata/*.bc", "testdata/symtab/*.bc")
+	f.Fuzz(func(t *testing.T, in []byte) {
+		fns, err := FunctionBodies(in)
+		if err != nil {
+			var fe *format.FormatError
+			if fns != nil || !errors.As(err, &fe) {
+				t.Fatalf("%T %v with %d bodies", err, err, len(fns))
+			}
+			return
+		}
+		for _, fn := range fns {
+			if fn.Size < 0 || fn.Size > int64(len(in)) {
+				t.Fatalf("%s: %d bytes from %d", fn.Name, fn.Size, len(in))
+			}
+		}
+	})
 }
