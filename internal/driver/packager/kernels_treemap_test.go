@@ -267,3 +267,40 @@ func readPNG(t *testing.T, path string) image.Image {
 	require.NoError(t, err, "a PNG")
 	return pic
 }
+
+// TestKernelsTreemapTree: a fat binary with a cubin and PTX for sm_90 is
+// one file box holding an sm_90 box of SASS (coloured as NVIDIA SASS) and
+// an "sm_90 · PTX" box beside it; a template family of several kernels
+// is a box of its own, a family of one function is that function.
+func TestKernelsTreemapTree(t *testing.T) {
+	d := t.TempDir()
+	copyInto(t, "../../../format/codeobj/testdata/cuda13", d, "kernels-sm90-nvcc13.fatbin")
+	rep := kernelsDoc(t, d, KernelsOptions{Files: []string{"kernels-sm90-nvcc13.fatbin"}})
+	root := treemapTree(rep)
+	require.Len(t, root.Children, 1)
+	file := root.Children[0]
+	assert.Equal(t, "kernels-sm90-nvcc13.fatbin", file.Name)
+	got := map[string]string{}
+	var sass *treeNode
+	for _, c := range file.Children {
+		got[c.Name] = c.Key
+		if c.Name == "sm_90" {
+			sass = c
+		}
+	}
+	assert.Equal(t, map[string]string{"sm_90": "NVIDIA SASS", "sm_90 · PTX": "PTX"}, got)
+	assert.Equal(t, "PTX", file.Key, "the PTX text is the larger")
+	require.NotNil(t, sass)
+	kids := map[string]int{}
+	for _, c := range sass.Children {
+		kids[c.Name] = len(c.Children)
+	}
+	assert.Equal(t, map[string]int{"tile_sum": 2, "local_frame(int const*, float*)": 0}, kids)
+	var sum int64
+	for _, img := range rep.Files[0].Images {
+		if img.CodeKind == "cubin" {
+			sum += img.CodeBytes
+		}
+	}
+	assert.Equal(t, sum, sass.Size)
+}
