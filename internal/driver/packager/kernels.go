@@ -321,9 +321,6 @@ func collectImages(l *lister, object, prefix string, c *DumpContents, jobs *[]ke
 			if e.Kind == "host" {
 				continue // the host entry of a HIP bundle is empty
 			}
-			if a := fat.arch(e.Index); a != "" && strings.HasPrefix(a, e.Arch) {
-				e.Arch = a // sm_100f, sm_90a
-			}
 			switch {
 			case e.Compression != "" && e.Compression != "none":
 				img := add(where, e, nil)

@@ -41,19 +41,6 @@ func (f *fatbinSource) parse() {
 	}
 }
 
-// arch is entry i's target as its header names it (sm_100f, sm_90a:
-// the listing's SM number drops the suffix), or "" if unknown.
-func (f *fatbinSource) arch(i int) string {
-	if f == nil || f.data == nil {
-		return ""
-	}
-	f.parse()
-	if f.err != nil || i < 0 || i >= len(f.parsed.Entries) {
-		return ""
-	}
-	return f.parsed.Entries[i].Arch()
-}
-
 // decoder returns the function that decodes entry i's image.
 func (f *fatbinSource) decoder(i int) func() ([]byte, error) {
 	if f == nil || f.data == nil {

@@ -366,3 +366,81 @@ func TestKernelsCurandReleases(t *testing.T) {
 	}
 	assert.Equal(t, grew, machine, "regs+0 flags the functions whose REG grew")
 }
+
+// TestKernelsGGML: ggml's CUDA build (the npm package's
+// libggml-cuda.so: 1001 zstd-compressed fatbin entries, PTX for sm_75,
+// sm_80 and sm_90, SASS for sm_86, sm_89, sm_120a and sm_121a). Every
+// cubin function has the arch, REG, STACK, SHARED and CONSTANT[0] that
+// cuobjdump -res-usage prints (26,924 records); each arch's machine code
+// and PTX bytes are apart, and only the archs cuobjdump -lelf lists have
+// machine code, only those -lptx lists have PTX; the largest rows of the
+// text report, PTX, are in the PTX/IR column.
+func TestKernelsGGML(t *testing.T) {
+	lib := cudatools.ThirdParty(t, cudatools.GGML)
+	d := t.TempDir()
+	type fnRes struct {
+		arch, name                   string
+		reg, stack, shared, constant int64
+	}
+	count := map[fnRes]int{}
+	arch := ""
+	re := regexp.MustCompile(`(?m)^arch = (\S+)$|Function (\S+):\n\s+REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:\d+ (?:CONSTANT\[[1-9]\]:\d+ )*(?:CONSTANT\[0\]:(\d+) )?`)
+	n := 0
+	for _, m := range re.FindAllStringSubmatch(string(sh(t, "", cudatools.Tool(t, "cuobjdump"), "-res-usage", lib)), -1) {
+		if m[1] != "" {
+			arch = m[1]
+			continue
+		}
+		v := func(s string) int64 {
+			if s == "" {
+				return -1
+			}
+			x, _ := strconv.ParseInt(s, 10, 64)
+			return x
+		}
+		count[fnRes{arch, m[2], v(m[3]), v(m[4]), v(m[5]), v(m[6])}]++
+		n++
+	}
+	require.Greater(t, n, 20000)
+	rep := kernelsDoc(t, d, KernelsOptions{Files: []string{lib}})
+	got := map[fnRes]int{}
+	for _, img := range rep.Files[0].Images {
+		require.Empty(t, img.Error, img.Container)
+		if img.CodeKind != "cubin" {
+			continue
+		}
+		for _, fn := range img.Functions {
+			r := fn.Resources
+			c := int64(-1)
+			if r.Has(codeobj.ResConstant) {
+				c = r.Constant
+			}
+			got[fnRes{img.Arch, fn.Name, r.Registers, r.Stack, r.LDS, c}]++
+		}
+	}
+	assert.Equal(t, count, got, "every cubin function as cuobjdump -res-usage prints it")
+
+	elf, ptx := map[string]bool{}, map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^(ELF|PTX) file\s+\d+: \S+\.(sm_\w+)\.(?:cubin|ptx)$`).FindAllStringSubmatch(string(sh(t, "", cudatools.Tool(t, "cuobjdump"), "-lelf", "-lptx", lib)), -1) {
+		map[string]map[string]bool{"ELF": elf, "PTX": ptx}[m[1]][m[2]] = true
+	}
+	require.NotEmpty(t, elf)
+	require.NotEmpty(t, ptx)
+	for _, a := range rep.Totals.ByArch {
+		assert.Equal(t, elf[a.Key], a.Machine > 0, "%s: machine code bytes %d", a.Key, a.Machine)
+		assert.Equal(t, ptx[a.Key], a.IR > 0, "%s: PTX bytes %d", a.Key, a.IR)
+		assert.Equal(t, a.Machine+a.IR, a.Bytes)
+	}
+
+	out, err := runKernels(d, KernelsOptions{Files: []string{lib}, Top: 6})
+	require.NoError(t, err)
+	_, fns, _ := strings.Cut(out, "\nFUNCTIONS (")
+	lines := strings.Split(fns, "\n")
+	require.Greater(t, len(lines), 8)
+	assert.Equal(t, "MACHINE  PTX/IR  ARCH   TYPE    REGS  LDS  SCRATCH  SPILLS  MAXTHR  NAME", lines[1])
+	for _, l := range lines[2:8] {
+		f := strings.Fields(l)
+		assert.Equal(t, "-", f[0], "the largest functions are PTX, in the PTX/IR column: %s", l)
+		assert.True(t, ptx[f[2]], l)
+	}
+}
