@@ -11,7 +11,6 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/offload-kit/offload-kit/internal/mmapfile"
 	"github.com/offload-kit/offload-kit/internal/zstdpipe"
 )
 
@@ -40,9 +39,11 @@ const (
 	// ldmSampleLog: one position in 1<<ldmSampleLog is hashed, chosen by
 	// its content, so that shifted copies sample the same positions.
 	ldmSampleLog = 6
-	// klausWindow is how far back klauspost's frames can match (within
-	// a chunk).
-	klausWindow = 8 << 20
+	// klausReach is how far back klauspost reliably finds matches in its
+	// 8 MiB window: its hash tables keep one position per slot, so most
+	// matches further back than about 1 MiB are lost (librocrand's
+	// objects repeat their tables 1.7 to 10 MiB apart).
+	klausReach = 1 << 20
 )
 
 // longMatch is data[pos:pos+n] == data[pos-off:pos-off+n].
@@ -99,7 +100,7 @@ func newScanner(data []byte, chunk int) *scanner {
 // isFar says whether independent frames of s.chunk bytes cannot reach
 // m's source: another chunk, or beyond klauspost's window.
 func (s *scanner) isFar(m longMatch) bool {
-	return m.off > klausWindow || m.pos/s.chunk != (m.pos-m.off)/s.chunk
+	return m.off > klausReach || m.pos/s.chunk != (m.pos-m.off)/s.chunk
 }
 
 func (s *scanner) add(data []byte, m longMatch) {
@@ -273,31 +274,21 @@ type chunkResult struct {
 func compressHeld(ow *offsetWriter, in io.Reader, size int64, o CompressOptions) error {
 	n := int(size)
 	chunk, workers := o.chunkSize(), o.workers()
+	if o.ChunkSize <= 0 {
+		// Small inputs are cut for every worker too (2 MiB and up).
+		chunk = min(chunk, max(2<<20, (n+workers-1)/workers+zstdpipe.MaxBlock-1)/zstdpipe.MaxBlock*zstdpipe.MaxBlock)
+	}
 	nch := (n + chunk - 1) / chunk
 	bounds := func(k int) (int, int) { return k * chunk, min((k+1)*chunk, n) }
-	// The input is held outside the Go heap (no zeroing, huge pages, no
-	// garbage-collection target doubled by it) where the system allows.
-	data, err := mmapfile.Anon(n)
-	mapped := err == nil
-	if !mapped {
-		data = make([]byte, n)
-	}
-	data = data[:n]
+	// (An anonymous mapping with huge pages instead of the Go heap cost
+	// more system time here: with THP defrag on madvise, each fault
+	// compacts memory.)
+	data := make([]byte, n)
 	done := make(chan struct{})
-	readerDone := make(chan struct{})
 	var wg sync.WaitGroup
 	defer func() {
 		close(done)
 		wg.Wait()
-		select {
-		case <-readerDone:
-			if mapped {
-				mmapfile.Unmap(data[:cap(data)])
-			}
-		default:
-			// The reader is still blocked in in.Read and may yet write
-			// to data: leave the mapping (an error path).
-		}
 	}()
 
 	// Reader.
@@ -313,7 +304,6 @@ func compressHeld(ow *offsetWriter, in io.Reader, size int64, o CompressOptions)
 			for ; k < nch; k++ {
 				close(read[k])
 			}
-			close(readerDone)
 		}()
 		for ; k < nch; k++ {
 			lo, hi := bounds(k)
@@ -390,6 +380,10 @@ func compressHeld(ow *offsetWriter, in io.Reader, size int64, o CompressOptions)
 		}
 	}()
 	skip := o.Level <= 4
+	// What klauspost sees of a chunk with far matches are the gaps
+	// between them: the level for a large input (zstdLevel) is enough
+	// there, as the long matches take the repeats.
+	gapSize := max(size, 32<<20)
 	for range min(workers, nch) {
 		wg.Add(1)
 		go func() {
@@ -399,6 +393,7 @@ func compressHeld(ow *offsetWriter, in io.Reader, size int64, o CompressOptions)
 				defer enc.Close()
 			}
 			var scratch []byte
+			var genc *zstd.Encoder // for the gaps between long matches
 			for k := range next {
 				select {
 				case <-scanned[k]:
@@ -421,9 +416,17 @@ func compressHeld(ow *offsetWriter, in io.Reader, size int64, o CompressOptions)
 					results[k] <- chunkResult{frame: enc.EncodeAll(data[lo:hi], buf[:0])}
 					continue
 				}
+				if genc == nil {
+					genc, err = newEncoder(o.Level, gapSize)
+					if err != nil {
+						results[k] <- chunkResult{err: err}
+						continue
+					}
+					defer genc.Close()
+				}
 				var ks []longMatch
 				var e error
-				scratch, ks, e = localMatches(enc, data, lo, hi, p.ms, skip, scratch[:0])
+				scratch, ks, e = localMatches(genc, data, lo, hi, p.ms, skip, scratch[:0])
 				results[k] <- chunkResult{ks: ks, long: true, err: e}
 			}
 		}()
