@@ -276,9 +276,16 @@ type KernelsDiffReport struct {
 	Violations int            `json:"violations"` // functions that break a rule
 }
 
-// processor is a target ID without its features: gfx90a:xnack+ -> gfx90a.
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// processor is a target ID without its features: gfx90a:xnack+ ->
+// gfx90a; for CUDA, an arch without its arch- or family-specific suffix:
+// sm_100f -> sm_100.
 func processor(targetID string) string {
 	p, _, _ := strings.Cut(targetID, ":")
+	if strings.HasPrefix(p, "sm_") && len(p) > 4 && (strings.HasSuffix(p, "a") || strings.HasSuffix(p, "f")) && isDigit(p[len(p)-2]) {
+		p = p[:len(p)-1]
+	}
 	return p
 }
 

@@ -444,3 +444,38 @@ func TestKernelsGGML(t *testing.T) {
 		assert.True(t, ptx[f[2]], l)
 	}
 }
+
+// TestPairTargets: targets of one code class pair by exact target ID
+// first, then by processor (gfx900:xnack- with gfx900, sm_100 with
+// sm_100f); what is left of a processor pairs in sorted order, the rest
+// with nothing.
+func TestPairTargets(t *testing.T) {
+	side := func(ids ...string) diffSide {
+		s := diffSide{}
+		for _, id := range ids {
+			class, arch, _ := strings.Cut(id, " ")
+			s[[2]string{class, arch}] = map[string]*diffFn{}
+		}
+		return s
+	}
+	var got []string
+	for _, p := range pairTargets(side("machine gfx900:xnack-", "machine gfx90a", "machine sm_100", "ir sm_90", "machine gfx1030", "machine gfx90a:xnack-"),
+		side("machine gfx900", "machine gfx90a:xnack+", "machine gfx90a:xnack-", "machine sm_100f", "machine sm_90", "machine gfx1100")) {
+		got = append(got, strings.TrimSpace(p[0][0]+" "+p[0][1])+" => "+strings.TrimSpace(p[1][0]+" "+p[1][1]))
+	}
+	sort.Strings(got)
+	assert.Equal(t, []string{
+		" => machine gfx1100",
+		" => machine sm_90", // PTX for sm_90 is not SASS for sm_90
+		"ir sm_90 => ",
+		"machine gfx1030 => ",
+		"machine gfx900:xnack- => machine gfx900",
+		"machine gfx90a => machine gfx90a:xnack+",
+		"machine gfx90a:xnack- => machine gfx90a:xnack-",
+		"machine sm_100 => machine sm_100f",
+	}, got)
+	assert.Equal(t, "f", strings.TrimPrefix(features("sm_100", "sm_100f"), "(none) -> "))
+	assert.Equal(t, "xnack- -> (none)", features("gfx900:xnack-", "gfx900"))
+	assert.Equal(t, "sm_100", processor("sm_100a"))
+	assert.Equal(t, "sm_90", processor("sm_90"))
+}

@@ -155,8 +155,6 @@ func checkLabels(t *testing.T, p renderedPage, names []string) {
 	}
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
 // TestKernelsTreemapInChromium: the --html page of librocrand's report,
 // rendered by headless Chromium at two window sizes, draws without errors
 // and fills the window: one box per arch coloured by code kind (with a
