@@ -193,6 +193,11 @@ func (Exec) Run(ctx context.Context, c *Cmd) error {
 			if w.done() && err != nil {
 				err = &TimeoutError{Timeout: c.Timeout}
 			}
+			if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState.Success() {
+				// it succeeded; something it left outside its group
+				// still holds the output open
+				err = nil
+			}
 		}
 	} else {
 		err = cmd.Run()

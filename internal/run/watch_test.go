@@ -81,3 +81,16 @@ func TestTimed(t *testing.T) {
 	require.NoError(t, r.Run(context.Background(), &Cmd{Args: []string{"b"}, Timeout: time.Minute}))
 	assert.Equal(t, []time.Duration{time.Second, time.Minute}, got)
 }
+
+// TestTimeoutLeftovers: a timed child that succeeds but leaves a process
+// outside its group holding its output open succeeds after WaitDelay
+// (what it printed itself is kept), instead of hanging as long as that
+// process lives or failing.
+func TestTimeoutLeftovers(t *testing.T) {
+	var out strings.Builder
+	start := time.Now()
+	err := Exec{}.Run(context.Background(), &Cmd{Args: []string{"/bin/sh", "-c", "echo hi; setsid sleep 20 &"}, Stdout: &out, Timeout: time.Minute})
+	require.NoError(t, err)
+	assert.Less(t, time.Since(start), 10*time.Second)
+	assert.Equal(t, "hi\n", out.String())
+}
