@@ -110,9 +110,24 @@ func treemapHTML(rep *KernelsReport) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	type total struct {
+		Arch    string `json:"a"`
+		Machine int64  `json:"m"`
+		IR      int64  `json:"i"`
+	}
+	totals := []total{}
+	for _, t := range rep.Totals.ByArch {
+		totals = append(totals, total{t.Key, t.Machine, t.IR})
+	}
+	tdata, err := json.Marshal(totals)
+	if err != nil {
+		return nil, err
+	}
 	// Keep "</script>" out of the embedded JSON.
 	data = bytes.ReplaceAll(data, []byte("</"), []byte(`<\/`))
-	return []byte(strings.Replace(treemapPage, "/*DATA*/null", string(data), 1)), nil
+	tdata = bytes.ReplaceAll(tdata, []byte("</"), []byte(`<\/`))
+	page := strings.Replace(treemapPage, "/*DATA*/null", string(data), 1)
+	return []byte(strings.Replace(page, "/*TOTALS*/null", string(tdata), 1)), nil
 }
 
 const treemapPage = `<!DOCTYPE html>
@@ -124,6 +139,7 @@ body{font:12px sans-serif;display:flex;flex-direction:column}
 #head{padding:6px 8px 0 8px}
 #crumbs{margin:4px 0}#crumbs a{cursor:pointer;color:#06c;margin-right:4px}
 #legend{margin:2px 0 4px 0;line-height:18px}
+#totals{margin:4px 0}#totals td{padding:0 12px 0 0;text-align:right}#totals td:first-child{text-align:left}
 #legend span{display:inline-block;margin-right:12px;white-space:nowrap}
 #legend i{display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:-1px}
 #box{flex:1;min-height:0;margin:0 8px 8px 8px;position:relative}
@@ -135,6 +151,7 @@ rect{stroke:#fff;stroke-width:1px}
 <body>
 <div id="head">
 <div>Device code bytes by file → arch → template family → function. Click a box to zoom; click the path to go back.</div>
+<details id="totals"><summary></summary><table></table></details>
 <div id="crumbs"></div>
 <div id="legend"></div>
 </div>
@@ -143,6 +160,7 @@ rect{stroke:#fff;stroke-width:1px}
 "use strict";
 window.onerror = function(msg){ document.body.setAttribute("data-error", String(msg)); };
 const tree = /*DATA*/null;
+const totals = /*TOTALS*/null;
 const NS = "http://www.w3.org/2000/svg", NBSP = "\u00a0";
 const palette = ["#4e79a7","#f28e2b","#e15759","#76b7b2","#59a14f","#edc948","#b07aa1","#ff9da7","#9c755f","#bab0ac","#8cd17d","#b6992d","#499894","#86bcb6","#d37295","#fabfd2"];
 const kindColour = {"AMDGPU ISA":"#4e79a7","NVIDIA SASS":"#59a14f","host code":"#9c755f","PTX":"#f28e2b","SPIR-V":"#b07aa1","LLVM bitcode":"#e15759","not parsed":"#bab0ac"};
@@ -290,6 +308,17 @@ function message(text){
   box.textContent = "";
   const m = document.createElement("div"); m.id = "message"; m.textContent = text; box.appendChild(m);
 }
+// Totals per arch: machine code and PTX/IR apart, as in the text report.
+(function(){
+  const el = document.getElementById("totals");
+  let m = 0, ir = 0;
+  for(const t of totals || []){ m += t.m; ir += t.i; }
+  el.querySelector("summary").textContent = "Totals: machine code " + fmt(m) + ", PTX/IR " + fmt(ir) + " (" + (totals || []).length + " arch(s); click for each)";
+  const tb = el.querySelector("table");
+  const row = cells => { const tr = document.createElement("tr"); cells.forEach(c => { const td = document.createElement("td"); td.textContent = c; tr.appendChild(td); }); tb.appendChild(tr); };
+  row(["ARCH", "MACHINE", "PTX/IR"]);
+  for(const t of totals || []) row([t.a, String(t.m), String(t.i)]);
+})();
 if(!tree || !(tree.s > 0)){
   message("Nothing to draw: no image or function in this report has a known size" + (tree && tree.c ? " (" + tree.c.length + " file(s) read)." : "."));
 } else {

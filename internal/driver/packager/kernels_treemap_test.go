@@ -65,6 +65,7 @@ var (
 	legendTg = regexp.MustCompile(`<div id="legend">(.*?)</div>`)
 	svgSize  = regexp.MustCompile(`<svg id="map"[^>]* data-size="(\d+)x(\d+)"`)
 	msgTag   = regexp.MustCompile(`<div id="message">(.*?)</div>`)
+	totalsTg = regexp.MustCompile(`<summary>(.*?)</summary><table>(.*?)</table>`)
 	// sizeTok is a label's size: number, no-break space, unit.
 	sizeTok = regexp.MustCompile(`\((\d+(?:\.\d+)?)\x{a0}(B|KiB|MiB|GiB)\)$`)
 )
@@ -78,6 +79,8 @@ type renderedPage struct {
 	viewport                string // innerWidth x innerHeight + the drawing's top
 	labels                  [][]string
 	crumbs, legend, message string
+	totals                  string   // the totals' summary line
+	totalRows               []string // and rows: "arch machine ir"
 	w, h                    int
 }
 
@@ -114,6 +117,12 @@ func renderPage(t *testing.T, dir, page, fragment string, size [2]int) renderedP
 	p.crumbs = strings.Join(strings.Fields(text(crumbTag)), " ")
 	p.legend = strings.Join(strings.Fields(text(legendTg)), " ")
 	p.message = text(msgTag)
+	if m := totalsTg.FindStringSubmatch(dom); m != nil {
+		p.totals = html.UnescapeString(m[1])
+		for _, r := range regexp.MustCompile(`<tr>(.*?)</tr>`).FindAllStringSubmatch(m[2], -1) {
+			p.totalRows = append(p.totalRows, strings.Join(strings.Fields(html.UnescapeString(anyTag.ReplaceAllString(r[1], " "))), " "))
+		}
+	}
 	if m := svgSize.FindStringSubmatch(dom); m != nil {
 		p.w, _ = strconv.Atoi(m[1])
 		p.h, _ = strconv.Atoi(m[2])
@@ -201,6 +210,13 @@ func TestKernelsTreemapInChromium(t *testing.T) {
 		assert.Equal(t, vw-16, top.w, "the drawing is as wide as the viewport (8 px margins)")
 		assert.Equal(t, vh-vtop-8, top.h, "and fills it below the header")
 		require.Len(t, top.labels, 7, "one box per arch")
+		// The totals, machine code and PTX/IR apart, as the JSON's.
+		wantRows := []string{"ARCH MACHINE PTX/IR"}
+		for _, a := range rep.Totals.ByArch {
+			wantRows = append(wantRows, fmt.Sprintf("%s %d %d", a.Key, a.Machine, a.IR))
+		}
+		assert.Equal(t, wantRows, top.totalRows)
+		assert.Regexp(t, `^Totals: machine code 1\.9\x{a0}MiB, PTX/IR 0\x{a0}B \(7 arch\(s\); click for each\)$`, top.totals)
 		checkLabels(t, top, rocrandArchs)
 
 		fams := renderPage(t, d, page, "zoom=r.so/"+url.PathEscape(arch), size)
