@@ -668,10 +668,13 @@ func bulletOr(b string) string {
 	return "- "
 }
 
-// mdCell escapes a Markdown table cell.
+// mdCell escapes a Markdown table cell: the pipe, and what GitHub would
+// read as emphasis or code in a C++ name ("float*, double*").
 func mdCell(s string) string {
 	s = strings.ReplaceAll(s, `\`, `\\`)
 	s = strings.ReplaceAll(s, "|", `\|`)
+	s = strings.ReplaceAll(s, "*", `\*`)
+	s = strings.ReplaceAll(s, "`", "\\`")
 	s = strings.ReplaceAll(s, "<", "&lt;")
 	return strings.ReplaceAll(s, "\n", " ")
 }

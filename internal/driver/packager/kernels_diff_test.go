@@ -479,3 +479,8 @@ func TestPairTargets(t *testing.T) {
 	assert.Equal(t, "sm_100", processor("sm_100a"))
 	assert.Equal(t, "sm_90", processor("sm_90"))
 }
+
+// TestMarkdownCell: a C++ name stays literal in a GitHub table cell.
+func TestMarkdownCell(t *testing.T) {
+	assert.Equal(t, "void f&lt;a\\|b>(float\\*, double\\*, \\`x\\`) &lt;", mdCell("void f<a|b>(float*, double*, `x`) <"))
+}
