@@ -236,6 +236,39 @@ define spir_func i32 @_Z13shared_helperi(i32 %x) {
 			})
 			require.NoError(t, err, se)
 			assert.Equal(t, want, got)
+			// --ir-output-only checks its outputs against the libraries:
+			// the FIFOs are not opened again (that waited for a writer
+			// forever)
+			irOut := func(lib, libDir string) map[string]string {
+				out := t.TempDir()
+				done := make(chan error, 1)
+				go func() {
+					_, _, err := linkWith(t, pool, nil, nil, "--ir-output-only", "--module-split-mode=kernel", "--out-dir="+out, "--device-libs="+lib, "-L"+libDir, "-lh", k)
+					done <- err
+				}()
+				select {
+				case err := <-done:
+					require.NoError(t, err)
+				case <-time.After(60 * time.Second):
+					t.Fatal("--ir-output-only with FIFO libraries hangs")
+				}
+				files := map[string]string{}
+				ents, err := os.ReadDir(out)
+				require.NoError(t, err)
+				for _, e := range ents {
+					b, err := os.ReadFile(filepath.Join(out, e.Name()))
+					require.NoError(t, err)
+					files[e.Name()] = string(b)
+				}
+				require.NotEmpty(t, files)
+				return files
+			}
+			regular := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(regular, "libh.bc"), helperData, 0o644))
+			wantIR := irOut(lib, regular)
+			fifos := t.TempDir()
+			fifoOf(t, fifos, "libh.bc", helperData)
+			assert.Equal(t, wantIR, irOut(fifoOf(t, t.TempDir(), "lib.bc", libData), fifos))
 			// a bad library from a FIFO is named as given
 			fifo = fifoOf(t, t.TempDir(), "bad.bc", []byte("junk\n"))
 			_, _, err = linkWith(t, pool, nil, nil, "--device-libs="+fifo, k)

@@ -83,6 +83,9 @@ type driver struct {
 	// spilled: a copy of a pipe/device input in the work directory → the
 	// name given (input.go)
 	spilled map[string]string
+	// libFiles are the -l and --device-libs files as resolved (a pipe's
+	// copy for a pipe: resolving reads it)
+	libFiles []string
 
 	llvmOnce sync.Once
 	llvm     *llvmpool.Pool // nil: LLVM runs as child processes
@@ -440,6 +443,7 @@ func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) er
 			return err
 		}
 		inputs = append(inputs, p)
+		d.libFiles = append(d.libFiles, p)
 	}
 	var libs []string
 	if o.DeviceLibsGiven && len(o.DeviceLibs) == 0 {
@@ -451,6 +455,7 @@ func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) er
 			return err
 		}
 		libs = append(libs, p)
+		d.libFiles = append(d.libFiles, p)
 	}
 	// 1. link (a single bitcode file needs no linking; a single text IR
 	// file without device libraries to link is read as it is)

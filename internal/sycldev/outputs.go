@@ -275,16 +275,7 @@ func (d *driver) checkOverwrites(parts []split.Part) error {
 	o := d.o
 	var ins []string
 	ins = append(ins, o.Inputs...)
-	for _, l := range o.Libraries {
-		if p, err := d.resolveLib(l); err == nil {
-			ins = append(ins, p)
-		}
-	}
-	for _, l := range o.DeviceLibs {
-		if p, err := d.resolveDeviceLib(l); err == nil {
-			ins = append(ins, p)
-		}
-	}
+	ins = append(ins, d.libFiles...) // resolved once: a FIFO is read then
 	type in struct {
 		name string
 		fi   os.FileInfo
