@@ -92,6 +92,25 @@ for n in 16 19; do
   $SUDO rm -rf "$RT/llvm-$n" && $SUDO mv "$RT/llvm-$n.tmp" "$RT/llvm-$n"
   rm -rf "$tmp"
 done
+# wheel DEST NAME==VERSION SHA256 [MEMBER ...]: NVIDIA's wheel NAME==VERSION from PyPI, checked
+# against SHA256, unpacked under DEST (only the MEMBERs, when given).
+wheel() {
+  local dest=$1 spec=$2 sum=$3; shift 3
+  local SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  local tmp; tmp=$(mktemp -d)
+  python3 -m pip download -q --no-deps --only-binary=:all: -d "$tmp" "$spec"
+  echo "$sum  $(ls "$tmp"/*.whl)" | sha256sum -c --quiet
+  $SUDO rm -rf "$dest.tmp" && $SUDO mkdir -p "$dest.tmp"
+  $SUDO python3 - "$tmp"/*.whl "$dest.tmp" "$@" <<'PY'
+import sys, zipfile
+whl, dest, members = sys.argv[1], sys.argv[2], sys.argv[3:]
+with zipfile.ZipFile(whl) as z:
+    z.extractall(dest, members or None)
+PY
+  $SUDO chmod -R a+rX "$dest.tmp"
+  $SUDO rm -rf "$dest" && $SUDO mv "$dest.tmp" "$dest"
+  rm -rf "$tmp"
+}
 # NVIDIA's CUDA 13.5 host tools (ptxas, fatbinary, nvlink, cuobjdump), from NVIDIA's wheels on
 # PyPI (nvidia-cuda-nvcc and nvidia-cuda-cuobjdump 13.5.37, sha256-pinned), unpacked under
 # /opt/offload-kit/cuda-13.5.37/nvidia/cu13/bin (internal/testutil/cudatools): tests make
@@ -100,20 +119,22 @@ done
 CUDA=/opt/offload-kit/cuda-13.5.37
 if [ ! -x "$CUDA/nvidia/cu13/bin/cuobjdump" ] || [ ! -x "$CUDA/nvidia/cu13/bin/ptxas" ]; then
   echo "install-deps: unpacking NVIDIA's CUDA 13.5.37 host tools into $CUDA"
+  wheel "$CUDA" nvidia-cuda-nvcc==13.5.37 f5c4f7ead5d964fb4af42bbf1e6d3ec3c1e6e9d83b53749f691d387e7fcaa3a7
+  wheel "$CUDA.cuobjdump" nvidia-cuda-cuobjdump==13.5.37 38780fee50863252a0b8926357faa91615ca1c8346490563f33a06100cd73f58
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
-  tmp=$(mktemp -d)
-  python3 -m pip download -q --no-deps --only-binary=:all: -d "$tmp" \
-    nvidia-cuda-nvcc==13.5.37 nvidia-cuda-cuobjdump==13.5.37
-  (cd "$tmp" && sha256sum -c --quiet) <<'SUMS'
-38780fee50863252a0b8926357faa91615ca1c8346490563f33a06100cd73f58  nvidia_cuda_cuobjdump-13.5.37-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl
-f5c4f7ead5d964fb4af42bbf1e6d3ec3c1e6e9d83b53749f691d387e7fcaa3a7  nvidia_cuda_nvcc-13.5.37-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl
-SUMS
-  $SUDO rm -rf "$CUDA.tmp" && $SUDO mkdir -p "$CUDA.tmp"
-  for f in "$tmp"/*.whl; do $SUDO python3 -m zipfile -e "$f" "$CUDA.tmp"; done
-  $SUDO chmod -R a+rX "$CUDA.tmp" && $SUDO chmod a+x "$CUDA.tmp"/nvidia/cu13/bin/*
-  $SUDO rm -rf "$CUDA" && $SUDO mv "$CUDA.tmp" "$CUDA"
-  rm -rf "$tmp"
+  $SUDO mv "$CUDA.cuobjdump/nvidia/cu13/bin/cuobjdump" "$CUDA/nvidia/cu13/bin/" && $SUDO rm -rf "$CUDA.cuobjdump"
+  $SUDO chmod a+x "$CUDA"/nvidia/cu13/bin/*
 fi
+# Two releases of NVIDIA's cuRAND for CUDA 13 (PyPI nvidia-curand 10.4.0.35 and 10.4.5.25,
+# sha256-pinned): only /opt/offload-kit/curand-<version>/nvidia/cu13/lib/libcurand.so.10 is kept,
+# third-party fat binaries with compressed entries for kernels diff (TestKernelsCurandReleases).
+for cr in 10.4.0.35:1aee33a5da6e1db083fe2b90082def8915f30f3248d5896bcec36a579d941bfc \
+          10.4.5.25:22bb226a857e5888fe6b54ae465fc4371296bcff13a35f79e19691bcf454f529; do
+  v=${cr%%:*}
+  [ -f "/opt/offload-kit/curand-$v/nvidia/cu13/lib/libcurand.so.10" ] && continue
+  echo "install-deps: unpacking NVIDIA's cuRAND $v into /opt/offload-kit/curand-$v"
+  wheel "/opt/offload-kit/curand-$v" "nvidia-curand==$v" "${cr#*:}" nvidia/cu13/lib/libcurand.so.10
+done
 # A third-party CUDA build: ggml's CUDA backend from the npm package
 # @node-llama-cpp/linux-x64-cuda 3.22.1 (MIT; 143 MB download, sha256-pinned): only
 # /opt/offload-kit/thirdparty/ggml-cuda-3.22.1/{libggml-cuda.so,LICENSE} are kept
