@@ -451,7 +451,7 @@ func cacheProof(c *config, r *result) error {
 				os.RemoveAll(cacheDir)
 			}
 			os.Remove(trace)
-			w, m, err := c.run(s, 0)
+			w, m, err := c.run(s, c.runLimit)
 			if err != nil {
 				return measurement{err: firstLines(err.Error(), 3)}, 0, 0, err
 			}

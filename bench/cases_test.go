@@ -483,3 +483,20 @@ func TestValidateSplit(t *testing.T) {
 		t.Errorf("an invalid module: %v", err)
 	}
 }
+
+// TestRunTimeout: a hung tool fails its row at -run-timeout instead of
+// stopping the bench.
+func TestRunTimeout(t *testing.T) {
+	c := runConfig(t)
+	c.runLimit = 300 * time.Millisecond
+	bc := benchCase{name: "hung", ours: shSide(c, "sleep 30"), ref: shSide(c, "true"),
+		validate: func(*config, string, side) error { return nil }}
+	start := time.Now()
+	r := runCase(c, bc)
+	if r.ok || !r.ours.timedOut || len(r.notes) != 1 || r.notes[0] != "offload-kit timed out after 300.0 ms" {
+		t.Errorf("ok %t, ours %+v, notes %q", r.ok, r.ours, r.notes)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("took %s", d)
+	}
+}

@@ -41,6 +41,7 @@ type config struct {
 	size, bundleSize     int64
 	objects, kernels     int
 	splitTimeout         time.Duration
+	runLimit             time.Duration // -run-timeout: any one measured run
 	slow                 time.Duration // a command slower than this gets 3 runs, not -runs
 	shown                int           // wall times measured with fewer runs than this say so
 	fast                 string        // a directory on a memory file system, or ""
@@ -162,6 +163,7 @@ func main() {
 	flag.Int64Var(&c.bundleSize, "bundle-size", 256<<20, "payload size for the issue 3 bundler rows")
 	flag.IntVar(&c.objects, "objects", 1000, "fat objects (and archive members) for the wrapper overhead row")
 	flag.IntVar(&c.kernels, "kernels", 4000, "kernels in the module of the split rows (the scaling row compares with a quarter of it)")
+	flag.DurationVar(&c.runLimit, "run-timeout", 10*time.Minute, "time limit of any one measured run (a hung tool fails its row instead of stopping the bench)")
 	flag.DurationVar(&c.splitTimeout, "split-timeout", 90*time.Second, "time limit per llvm-split run on the kernel-count curve (points after a timeout are skipped)")
 	flag.DurationVar(&c.slow, "slow", 30*time.Second, "a command whose first run takes longer than this is run 3 times instead of -runs (0 = never)")
 	flag.StringVar(&c.only, "only", "", "run only cases and curves whose name contains this (case-insensitive)")
@@ -427,7 +429,10 @@ func (c *config) compare(ours, ref probe, runs, refRuns int, refLimit time.Durat
 	if refRuns <= 0 {
 		refRuns = runs
 	}
-	sides := []*acc{{probe: ours, runs: runs}, {probe: ref, runs: refRuns, limit: refLimit}}
+	if refLimit <= 0 {
+		refLimit = c.runLimit
+	}
+	sides := []*acc{{probe: ours, runs: runs, limit: c.runLimit}, {probe: ref, runs: refRuns, limit: refLimit}}
 	for _, a := range sides {
 		if m, hit := c.memo[a.key]; hit && a.key != "" && (m.runs >= a.runs || !m.ok()) {
 			a.m, a.done = m, true
@@ -625,7 +630,10 @@ func check(t target, ours, ref measurement, notes []string) (bool, []string) {
 	if ours.err != "" {
 		return false, append(notes, "offload-kit failed: "+firstLines(ours.err, 1))
 	}
-	if ours.timedOut || ours.runs == 0 {
+	if ours.timedOut {
+		return false, append(notes, "offload-kit timed out after "+fmtDur(ours.wall))
+	}
+	if ours.runs == 0 {
 		return false, append(notes, "offload-kit not measured")
 	}
 	ok := true
