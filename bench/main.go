@@ -4,14 +4,19 @@
 // issue 7 (payload size, object count, kernel count), plotted as PNGs next
 // to the report. It rewrites docs/performance.md.
 //
-//	go run ./bench -bin ./bin -llvm /usr/lib/llvm-22/bin -out docs/performance.md
+//	go run ./bench -bin ./bin -llvm /usr/lib/llvm-22/bin -compare HEAD~1 -out docs/performance.md
 //	go run ./bench -quick -only bundle        # small sizes, a subset
 //
 // Inputs are generated deterministically in -work (default: a temporary
 // directory) and removed afterwards. A tool that fails is reported as a
 // failing row, never skipped; only a row whose optional input cannot be
-// installed (librocsparse0, issue 12) is skipped, with a note. The exit status is 3 when any target is
-// missed or any tool failed, 1 when the harness itself fails.
+// installed (librocsparse0, issue 12) is skipped, with a note. Every row
+// validates what each side's last timed run wrote or printed (validate.go):
+// an invalid output is a failure, never a figure. Each offload-kit wall
+// time is checked against the last committed report and, with -compare
+// REV, against REV's build run alongside (regress.go). The exit status is
+// 3 when any target is missed, any tool failed, any output was invalid or
+// any row got more than 20% slower; 1 when the harness itself fails.
 package main
 
 import (
