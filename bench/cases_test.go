@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -498,5 +499,78 @@ func TestRunTimeout(t *testing.T) {
 	}
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("took %s", d)
+	}
+}
+
+// TestBuildRev builds a revision of a small repository as -compare does:
+// a worktree at the revision, `make build BIN=...` there, the worktree
+// removed again; the tree's own state is left alone.
+func TestBuildRev(t *testing.T) {
+	repo := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	write := func(version string) {
+		mk := "build:\n\tmkdir -p $(BIN) && cp version $(BIN)/offload-packager\n"
+		os.WriteFile(filepath.Join(repo, "Makefile"), []byte(mk), 0o644)
+		os.WriteFile(filepath.Join(repo, "version"), []byte(version), 0o644)
+	}
+	git("init", "-q")
+	write("one")
+	git("add", "Makefile", "version")
+	git("commit", "-q", "-m", "one")
+	write("two")
+	git("commit", "-q", "-a", "-m", "two")
+	t.Chdir(repo)
+	c := runConfig(t)
+	rb, err := buildRev(c, "HEAD~1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(rb.bin, "offload-packager")); err != nil || string(b) != "one" {
+		t.Errorf("built %q, %v; want the first commit's", b, err)
+	}
+	if rb.dirty || rb.rev != "HEAD~1" || len(rb.commit) < 7 {
+		t.Errorf("%+v", rb)
+	}
+	out, _ := exec.Command("git", "worktree", "list").Output()
+	if n := strings.Count(string(out), "\n"); n != 1 {
+		t.Errorf("worktrees left:\n%s", out)
+	}
+	write("three")
+	if rb, err := buildRev(c, "HEAD"); err != nil || !rb.dirty {
+		t.Errorf("uncommitted change: %+v, %v", rb, err)
+	}
+	if _, err := buildRev(c, "no-such-rev"); err == nil {
+		t.Error("an unknown revision builds")
+	}
+}
+
+// TestRenderRegressions: the report lists a regressed row at the top and
+// in its "vs last report" column, and the -compare section flags a row
+// more than 20% slower than at the revision.
+func TestRenderRegressions(t *testing.T) {
+	c := runConfig(t)
+	c.rev = &revBuild{rev: "HEAD~1", commit: "abc1234"}
+	r := result{bc: benchCase{name: "pack a 1 GiB image", issue: 2}, ok: true, ours: measurement{wall: 700 * time.Millisecond, runs: 3},
+		rev: &revResult{now: measurement{wall: 130, runs: 3}, old: measurement{wall: 100, runs: 3}}}
+	flagRegression(&r, parseReport(sampleReport))
+	report := render(c, []result{r}, nil, "`docs/performance.md` as committed at HEAD (abc1234)")
+	for _, want := range []string{
+		"**1 row is more than 20% slower than in the last report**:",
+		"| pack a 1 GiB image | #2 | 700.0 ms | 0 KiB | **1.26× (554.1 ms): regressed** |",
+		"### Against HEAD~1 (abc1234)",
+		"| pack a 1 GiB image | 0.0 ms | 0 KiB | 0.0 ms | 0 KiB | 1.300 | **yes** |",
+	} {
+		if !strings.Contains(report, want) {
+			t.Errorf("report lacks %q:\n%s", want, report)
+		}
+	}
+	if got := parseReport(report); got["pack a 1 GiB image"] != 700*time.Millisecond {
+		t.Errorf("the new report reads back as %v", got)
 	}
 }
