@@ -78,9 +78,9 @@ type scanner struct {
 	next    int      // the next position to look at
 	end     int      // the end of the last match
 	ms      []longMatch
-	beyond  int   // bytes of far matches (see far)
-	far     []int // far bytes by chunk
-	batch   [scanBatch]anchor
+	beyond  int                   // bytes of far matches (see far)
+	far     []int                 // far bytes by chunk
+	batch   [scanBatch + 3]anchor // (a group of 4 may add 4 to scanBatch-1)
 	touched uint64
 }
 
@@ -154,17 +154,32 @@ func (s *scanner) scan(data []byte, upto int) {
 	for i < lim {
 		// Sample a batch of positions, then touch their table entries.
 		na := 0
-		for ; i < lim && na < scanBatch; i++ {
-			// The sampling test runs at every position: loads without
-			// bounds checks (i+8 <= lim+31 <= n).
-			v := *(*uint64)(unsafe.Add(base, i))
-			if (v*0x9E3779B185EBCA87)>>(64-ldmSampleLog) != 1 {
-				continue // (1, not 0: runs of zeros are never sampled)
+		for i < lim && na < scanBatch {
+			// The sampling test runs at every position, four at a time:
+			// loads without bounds checks (i+3+8 <= lim+31 <= n). It
+			// samples where the top bits are 1, not 0, so that runs of
+			// zeros are never sampled.
+			if i+4 <= lim {
+				const k, top = 0x9E3779B185EBCA87, 64 - ldmSampleLog
+				v0 := *(*uint64)(unsafe.Add(base, i))
+				v1 := *(*uint64)(unsafe.Add(base, i+1))
+				v2 := *(*uint64)(unsafe.Add(base, i+2))
+				v3 := *(*uint64)(unsafe.Add(base, i+3))
+				if (v0*k)>>top != 1 && (v1*k)>>top != 1 && (v2*k)>>top != 1 && (v3*k)>>top != 1 {
+					i += 4
+					continue
+				}
 			}
-			h := v*0xC2B2AE3D27D4EB4F ^ le.Uint64(data[i+8:])*0x165667B19E3779F9 ^
-				le.Uint64(data[i+16:])*0xD6E8FEB86659FD93 ^ le.Uint64(data[i+24:])*0x9FB21C651E98DF25
-			s.batch[na] = anchor{i, h}
-			na++
+			for end := min(i+4, lim); i < end; i++ {
+				v := *(*uint64)(unsafe.Add(base, i))
+				if (v*0x9E3779B185EBCA87)>>(64-ldmSampleLog) != 1 {
+					continue
+				}
+				h := v*0xC2B2AE3D27D4EB4F ^ le.Uint64(data[i+8:])*0x165667B19E3779F9 ^
+					le.Uint64(data[i+16:])*0xD6E8FEB86659FD93 ^ le.Uint64(data[i+24:])*0x9FB21C651E98DF25
+				s.batch[na] = anchor{i, h}
+				na++
+			}
 		}
 		var touch uint64
 		for _, a := range s.batch[:na] {
