@@ -154,6 +154,21 @@ if [ ! -f "$GGML/libggml-cuda.so" ]; then
   $SUDO rm -rf "$GGML" && $SUDO mv "$GGML.tmp" "$GGML"
   rm -rf "$tmp"
 fi
+# A second rocRAND release: Debian 13 (trixie)'s librocrand1 5.7.1-6 (sha256-pinned), unpacked
+# under /opt/offload-kit/rocrand-5.7.1 (usr/lib/x86_64-linux-gnu/librocrand.so.1.1): with bookworm's
+# 5.3.3 above, the two releases kernels diff compares (TestKernelsRocrandReleases).
+ROCRAND57=/opt/offload-kit/rocrand-5.7.1
+if [ ! -f "$ROCRAND57/usr/lib/x86_64-linux-gnu/librocrand.so.1.1" ]; then
+  echo "install-deps: unpacking Debian 13's librocrand1 5.7.1-6 into $ROCRAND57"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  tmp=$(mktemp -d)
+  curl -sSfL --retry 3 -o "$tmp/r.deb" http://deb.debian.org/debian/pool/main/r/rocrand/librocrand1_5.7.1-6_amd64.deb ||
+    curl -sSfL --retry 3 -o "$tmp/r.deb" https://snapshot.debian.org/archive/debian/20250520T000000Z/pool/main/r/rocrand/librocrand1_5.7.1-6_amd64.deb
+  echo "238510600e4bed0224bb8c699fbcd9a414a800df7d1d05c11aac9097cda2ec8f  $tmp/r.deb" | sha256sum -c --quiet
+  $SUDO rm -rf "$ROCRAND57.tmp" && $SUDO dpkg-deb -x "$tmp/r.deb" "$ROCRAND57.tmp"
+  $SUDO rm -rf "$ROCRAND57" && $SUDO mv "$ROCRAND57.tmp" "$ROCRAND57"
+  rm -rf "$tmp"
+fi
 if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then export PATH=$PATH:/usr/local/go/bin; fi
 command -v go >/dev/null 2>&1 || { echo "install-deps: error: Go 1.26 is required (https://go.dev/dl)"; exit 1; }
 cd "$(dirname "$0")/.."

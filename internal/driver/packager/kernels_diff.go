@@ -2,9 +2,11 @@ package packager
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -68,6 +70,24 @@ func (m Metrics) MarshalJSON() ([]byte, error) {
 		b = strconv.AppendInt(b, m.v[i], 10)
 	}
 	return append(b, '}'), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes: the metrics present are
+// known, the others unknown; a name it does not know is an error.
+func (m *Metrics) UnmarshalJSON(b []byte) error {
+	var vs map[string]int64
+	if err := json.Unmarshal(b, &vs); err != nil {
+		return err
+	}
+	*m = Metrics{}
+	for name, v := range vs {
+		i := slices.Index(metricNames[:], name)
+		if i < 0 {
+			return fmt.Errorf("unknown metric %q", name)
+		}
+		m.set(i, v)
+	}
+	return nil
 }
 
 // metricsOf are a function's metrics: regs is NVIDIA's register count or
