@@ -41,7 +41,7 @@ code object does not record, "0" a recorded zero, "?" an unknown size; a
 legend at the end of the report explains the columns (REGS is AMDGPU
 SGPR/VGPR/AGPR or the NVIDIA register count). The text report prints the
 largest 25 functions (--top N, --all); --json prints everything
-(docs/kernels-json.md). Names are demangled; --families groups template
+(` + cli.DocRef("kernels-json.md") + `). Names are demangled; --families groups template
 instances. --duplicates hashes the code to find identical kernels in
 several images of one arch and identical whole images. --html writes a
 self-contained treemap page. An image that cannot be read (damaged, or
@@ -65,7 +65,7 @@ over the 1 GiB decode limit) is reported and makes the exit status 1.`,
 			return call("kernels", ko, func() error { return packager.Kernels(cmd.Context(), env, ko) })
 		},
 	}
-	kernels.Flags().BoolVar(&ko.JSON, "json", false, "print JSON (docs/kernels-json.md)")
+	kernels.Flags().BoolVar(&ko.JSON, "json", false, "print JSON ("+cli.DocRef("kernels-json.md")+")")
 	kernels.Flags().StringVar(&ko.Sort, "sort", "size", "order of the function table: "+strings.Join(kernelsSorts, ", "))
 	kernels.Flags().IntVar(&ko.Top, "top", packager.DefaultTop, "show the first N rows of the function, family and duplicate tables")
 	kernels.Flags().BoolVar(&all, "all", false, "show every row")
@@ -126,7 +126,7 @@ size+5%'. A value the code object does not record is never over a budget.
 			return call("kernels diff", do, func() error { return packager.KernelsDiff(cmd.Context(), env, do) })
 		},
 	}
-	diff.Flags().StringVar(&do.Format, "format", "text", "output format: text, json (docs/kernels-json.md) or md (Markdown)")
+	diff.Flags().StringVar(&do.Format, "format", "text", "output format: text, json ("+cli.DocRef("kernels-json.md")+") or md (Markdown)")
 	diff.Flags().BoolVar(&jsonOut, "json", false, "the same as --format=json")
 	diff.Flags().IntVar(&do.Top, "top", packager.DefaultTop, "show the first N changes")
 	diff.Flags().BoolVar(&diffAll, "all", false, "show every change")

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 
+	"github.com/offload-kit/offload-kit/internal/cli"
 	"github.com/offload-kit/offload-kit/internal/driver/packager"
 )
 
@@ -40,8 +41,8 @@ func newManCmd() *cobra.Command {
 			}
 			root := cmd.Root()
 			if len(args) == 3 {
-				// The help texts name docDir when they are built.
-				docDir = args[2]
+				// The help texts name the directory when they are built.
+				cli.SetDocDir(args[2])
 				root = newRootCmd(&packager.Env{}, nil)
 			}
 			root.DisableAutoGenTag = true

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -84,38 +83,6 @@ func runCtx(ctx context.Context, argv0 string, args []string, stdin io.Reader, s
 	return cli.Main(root, "offload-packager", args, stderr)
 }
 
-// docDir is where the documents the help texts cite are: the installed
-// share/doc/offload-kit beside the binary's bin/ directory (make install,
-// the .deb), or docs/ beside the bin/ of a source tree (make build); ""
-// when neither is found. The man pages name the install's directory
-// (man.go).
-var docDir = findDocDir()
-
-func findDocDir() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	if p, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = p
-	}
-	bin := filepath.Dir(exe)
-	for _, d := range []string{filepath.Join(bin, "..", "share", "doc", "offload-kit"), filepath.Join(bin, "..", "docs")} {
-		if st, err := os.Stat(filepath.Join(d, "dump-json.md")); err == nil && st.Mode().IsRegular() {
-			return filepath.Clean(d)
-		}
-	}
-	return ""
-}
-
-// docRef names the document name (a file of docs/) for a help text.
-func docRef(name string) string {
-	if docDir != "" {
-		return filepath.Join(docDir, name)
-	}
-	return "share/doc/offload-kit/" + name + " of the installation"
-}
-
 // runF receives the parsed options of a subcommand; nil runs the driver.
 type runF func(cmd string, opts any) error
 
@@ -148,7 +115,7 @@ for. A bare input file without --image writes nothing: it lists what
 "offload-packager extract FILE" would write. A mistyped command or option
 is an error naming the nearest one.
 
-Documentation: ` + docRef("") + `.`,
+Documentation: ` + cli.DocRef("") + `.`,
 		Version: version.Kit(),
 		Args:    cobra.NoArgs,
 	}
@@ -224,7 +191,7 @@ default) decompressed, PTX without its terminating NUL; --raw writes the
 compressed stream as stored instead. An input without device images is
 an error. --image filters use llvm-offload-binary's syntax (file=NAME
 picks the output name); --triple, --arch and --kind are shorthands for
-one filter. Details: ` + docRef("extract.md") + `.`,
+one filter. Details: ` + cli.DocRef("extract.md") + `.`,
 		Args: cobra.ExactArgs(1),
 		Example: `  offload-packager extract app.o
   offload-packager extract libdev.a --kind=openmp --arch=generic -d out/
@@ -270,7 +237,7 @@ does not list follow as "OFFLOAD BUNDLE [b] ENTRY [e]:" blocks.
 --extract-bundles adds llvm-objdump's side effect instead: each bundle
 entry is written to <file>.<bundle>.<entry ID> ("Extracting offload
 bundle: ..."). --all adds every key and value, sizes, offsets and nested
-containers; --json prints the schema documented in ` + docRef("dump-json.md") + `.
+containers; --json prints the schema documented in ` + cli.DocRef("dump-json.md") + `.
 Only headers are read for listing, so time and memory do not grow with
 payload size.`,
 		Args:    cobra.MinimumNArgs(1),
@@ -281,7 +248,7 @@ payload size.`,
 		},
 	}
 	dump.Flags().BoolVar(&do.All, "all", false, "print every key and value, sizes and offsets")
-	dump.Flags().BoolVar(&do.JSON, "json", false, "print JSON ("+docRef("dump-json.md")+")")
+	dump.Flags().BoolVar(&do.JSON, "json", false, "print JSON ("+cli.DocRef("dump-json.md")+")")
 	dump.Flags().BoolVar(&do.ExtractBundles, "extract-bundles", false, "write bundle entries to <file>.<bundle>.<entry ID> as llvm-objdump --offloading does")
 	var noExtract bool // accepted for compatibility: listing never writes
 	dump.Flags().BoolVar(&noExtract, "no-extract", false, "")
@@ -314,7 +281,7 @@ fat objects.`,
 		Long: `Runs clang-offload-bundler's command line, with that tool's options and
 behaviour (LLVM 22): -type=o|a|bc|ll|s|i|..., -targets=KIND-TRIPLE-ARCH,...,
 -input=F (one per target), -output=F, and -unbundle or -list;
-"offload-packager bundle --help" lists every option. Details: ` + docRef("bundle.md") + `.`,
+"offload-packager bundle --help" lists every option. Details: ` + cli.DocRef("bundle.md") + `.`,
 		Example: `  offload-packager bundle -type=o -targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a -input=host.o -input=dev.o -output=fat.o
   offload-packager bundle -type=o -list -input=fat.o`,
 		DisableFlagParsing:    true,

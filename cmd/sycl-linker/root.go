@@ -69,7 +69,7 @@ func newRootCmd(env *sycldev.Env, rf runF) *cobra.Command {
 		Long: `sycl-linker accepts clang-sycl-linker 22.1.8's command line (LLVM option
 syntax: --triple=<t>, -o <file>, --device-libs=a,b, ...) and adds device code
 splitting, property sets, symbol tables and --ir-output-only. Run with --help
-for the option list; see docs/sycl-linker.md.`,
+for the option list; see ` + cli.DocRef("sycl-linker.md") + `.`,
 		Example: `  sycl-linker --triple=spirv64 -o dev.out a.bc b.bc
   sycl-linker --triple=spirv64 --module-split-mode=kernel -o dev.out a.bc
   sycl-linker --triple=spirv64 --module-split-mode=source --ir-output-only -S -o parts.table a.bc`,
