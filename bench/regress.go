@@ -241,13 +241,20 @@ func renderRev(c *config, b *strings.Builder, rs []result) {
 	if c.rev.dirty {
 		tree = "this tree (HEAD and uncommitted changes)"
 	}
-	n := 0
+	n, compared := 0, 0
 	for _, r := range rs {
-		if r.rev != nil && r.rev.regressed() {
-			n++
+		if r.rev != nil {
+			compared++
+			if r.rev.regressed() {
+				n++
+			}
 		}
 	}
 	fmt.Fprintf(b, "\n### Against %s (%s)\n\n", c.rev.rev, c.rev.commit)
+	if compared == 0 {
+		fmt.Fprintf(b, "No selected row has an offload-kit command to compare (a custom measurement, such as the cache proof, is not compared).\n")
+		return
+	}
 	fmt.Fprintf(b, "Each row's offload-kit command, built from %s and from %s (`git worktree` plus `make build`), run alternately (A B A B), each median of the row's runs, each output validated as the row's; a ratio above %.1f is a regression (exit status 3). ", tree, c.rev.commit, slower)
 	if n > 0 {
 		fmt.Fprintf(b, "**%s more than %.0f%% slower than at %s.**\n\n", rowsAre(n), (slower-1)*100, c.rev.commit)
