@@ -84,10 +84,10 @@ func firstDiff(a, b []byte) int {
 	return -1
 }
 
-// entries parses llvm-objdump --offloading's listing (which offload-packager
+// offloadEntries parses llvm-objdump --offloading's listing (which offload-packager
 // dump prints too): one map of field to value per block whose header
 // starts with header ("OFFLOADING IMAGE [" or "OFFLOAD BUNDLE [").
-func entries(text, header string) []map[string]string {
+func offloadEntries(text, header string) []map[string]string {
 	var es []map[string]string
 	var cur map[string]string
 	for _, l := range strings.Split(text, "\n") {
@@ -134,7 +134,7 @@ func validatePayload(c *config, op string, n int64, who string) error {
 		if err != nil {
 			return err
 		}
-		es := entries(text, "OFFLOADING IMAGE [")
+		es := offloadEntries(text, "OFFLOADING IMAGE [")
 		if len(es) != 1 {
 			return fmt.Errorf("listed %d images, want 1", len(es))
 		}
@@ -479,7 +479,7 @@ func validateRocsparseDump(c *config) error {
 	if err != nil {
 		return err
 	}
-	es := entries(text, "OFFLOAD BUNDLE [")
+	es := offloadEntries(text, "OFFLOAD BUNDLE [")
 	n := 0
 	for _, e := range es {
 		if e["id"] == rocsparseArch {
