@@ -82,7 +82,6 @@ var spirvPlainReuse bool
 // spirvState is a helper's SPIR-V bookkeeping.
 type spirvState struct {
 	mode   spirvMode
-	why    string // why not spirvThreads (LLVM 22)
 	libc   *glibc
 	arenas map[unsafe.Pointer]bool // the arenas earlier modules were generated in
 	done   int                     // SPIR-V modules generated
@@ -98,8 +97,7 @@ func newSpirvState(major int) *spirvState {
 	}
 	libc, err := openGlibc()
 	if err != nil {
-		s.why = err.Error()
-		return s
+		return s // spirvOnce; err says why
 	}
 	s.libc, s.mode = libc, spirvThreads
 	// as helperEnv's MALLOC_ARENA_MAX, for a helper started otherwise
