@@ -25,7 +25,7 @@ func spliceFrame(t *testing.T, enc *zstd.Encoder, pieces [][]byte, force bool) (
 	for i, p := range pieces {
 		last := i == len(pieces)-1
 		frame := enc.EncodeAll(p, nil)
-		if bytes.HasPrefix(p, repeatPrefix) {
+		if bytes.Equal(p, repeatPiece()) {
 			frame = repeatFrame(t, p)
 		}
 		free, err := RepeatFree(frame)
@@ -150,4 +150,26 @@ func TestSpliceMalformed(t *testing.T) {
 	n, _, err := frameHeaderLen(frame)
 	require.NoError(t, err)
 	assert.Equal(t, len(frame)-n-4, len(blocks))
+}
+
+// FuzzSplice: RepeatFree and AppendBlocks never panic on arbitrary bytes,
+// and two pieces (the second possibly a repeat-offset frame) spliced into
+// one frame decode to the pieces joined.
+func FuzzSplice(f *testing.F) {
+	f.Add([]byte("the quick brown fox jumps over the lazy dog, the quick brown fox"), []byte("abcabcabcabcabcabcabc"))
+	f.Add(testInputs()["tiny"], repeatPiece())
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderCRC(false), zstd.WithZeroFrames(true))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		RepeatFree(a)
+		AppendBlocks(nil, a, true)
+		if len(a) == 0 || len(b) == 0 {
+			return
+		}
+		want := append(append([]byte(nil), a...), b...)
+		out, _ := spliceFrame(t, enc, [][]byte{a, b}, false)
+		require.Equal(t, want, decodeAll(t, out, len(want)))
+	})
 }
