@@ -20,11 +20,14 @@ import (
 // of two near-identical code objects (an xnack+/xnack- pair) costs almost
 // nothing. klauspost has no long-distance matcher, and its frames here
 // are independent 16 MiB chunks with 8 MiB windows. For inputs up to
-// LongMax, CompressTo therefore looks for long matches first; when they
-// cover bytes the independent frames cannot reach, it writes one frame
-// instead: klauspost still finds the local matches (chunks in parallel),
-// zstdpipe.Sequences reads them back, the long matches replace what they
-// overlap, and zstdpipe.Encoder writes the merged sequences.
+// LongMax, CompressTo therefore looks for long matches beside compressing
+// (compressHeld); when they cover bytes the independent frames cannot
+// reach, it writes one frame instead: chunks with far matches are
+// compressed around them (klauspost's local matches, read back with
+// zstdpipe.Sequences and merged, written by zstdpipe.Encoder), the
+// others keep klauspost's blocks as they are. The search costs about
+// 1 ns a byte whatever it finds; the rest of the long-distance work is
+// spent only on chunks where it found far matches.
 const (
 	// LongMax is the largest input given one long-distance frame: the
 	// reference's 128 MiB window plus room for the bundle header and
