@@ -23,13 +23,17 @@ import (
 
 // helperTestHooks: a helper of a test with LLVMPOOL_TEST_SLOW set takes an
 // hour over each request; with LLVMPOOL_TEST_SPIRV_REUSE set it generates
-// SPIR-V without the LLVM 22 workaround (spirv.go).
+// SPIR-V without the LLVM 22 workaround (spirv.go), with
+// LLVMPOOL_TEST_SPIRV_NO_ARENA its arena checks all fail.
 func helperTestHooks() {
 	if os.Getenv("LLVMPOOL_TEST_SLOW") != "" {
 		requestHook = func() { time.Sleep(time.Hour) }
 	}
 	if os.Getenv("LLVMPOOL_TEST_SPIRV_REUSE") != "" {
 		spirvPlainReuse = true
+	}
+	if os.Getenv("LLVMPOOL_TEST_SPIRV_NO_ARENA") != "" {
+		spirvNoArena = true
 	}
 	if d, err := time.ParseDuration(os.Getenv("LLVMPOOL_TEST_SLEEP")); err == nil {
 		requestHook = func() { time.Sleep(d) }

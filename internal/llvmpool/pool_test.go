@@ -458,6 +458,31 @@ func probeArenas() {
 	fmt.Println("ok")
 }
 
+// TestSPIRVCodegenFallback: where no module after a helper's first passes
+// the arena check (LLVMPOOL_TEST_SPIRV_NO_ARENA), the helper refuses it
+// ("retry") and retires, and the pool sends the module to a fresh helper.
+// Every image is still llc's.
+func TestSPIRVCodegenFallback(t *testing.T) {
+	t.Setenv("LLVMPOOL_TEST_SPIRV_NO_ARENA", "1")
+	dir := t.TempDir()
+	mods := spirvModules(6)
+	want := llcSPIRV(t, dir, mods)
+	p := newPool(t, Config{Helpers: 2})
+	var wg sync.WaitGroup
+	for i, m := range mods {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got, err := p.Codegen(context.Background(), CodegenRequest{Name: fmt.Sprintf("m%d.ll", i), Text: []byte(m), Triple: "spirv64"})
+			assert.NoError(t, err, "module %d", i)
+			assert.Equal(t, want[i], got, "module %d", i)
+		}()
+	}
+	wg.Wait()
+	assert.GreaterOrEqual(t, p.started.Load(), int64(len(mods)), "one helper per SPIR-V module")
+	assert.Greater(t, p.requests.Load(), int64(len(mods)), "refused requests sent again")
+}
+
 func TestTunable(t *testing.T) {
 	const name = "glibc.malloc.hugetlb"
 	assert.Equal(t, "", tunable("", name))

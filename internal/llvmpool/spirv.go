@@ -76,8 +76,9 @@ const (
 
 // spirvPlainReuse, set by tests, turns the workaround off: SPIR-V
 // modules are generated one after another on the helper's thread, as
-// with LLVM 23.
-var spirvPlainReuse bool
+// with LLVM 23. spirvNoArena, set by tests, makes the arena check of every
+// module after a helper's first fail.
+var spirvPlainReuse, spirvNoArena bool
 
 // spirvState is a helper's SPIR-V bookkeeping.
 type spirvState struct {
@@ -126,7 +127,7 @@ func (s *spirvState) generate(gen func() ([][]byte, error)) (res [][]byte, ctl b
 		runtime.LockOSThread() // never unlocked: see above
 		first := s.done == 0
 		arena, fresh := s.libc.freshArena()
-		if fresh && s.arenas[arena] {
+		if fresh && (s.arenas[arena] || spirvNoArena && !first) {
 			fresh = false
 		}
 		if !fresh && !first {
