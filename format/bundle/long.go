@@ -317,6 +317,7 @@ func compressHeld(ow *offsetWriter, in io.Reader, size int64, o CompressOptions)
 	}
 	var got int
 	var readErr error
+	readOK := make([]bool, nch) // set before read[k] is closed
 	go func() {
 		k := 0
 		defer func() {
@@ -332,6 +333,7 @@ func compressHeld(ow *offsetWriter, in io.Reader, size int64, o CompressOptions)
 				readErr = err
 				return
 			}
+			readOK[k] = true
 			close(read[k])
 		}
 	}()
@@ -363,7 +365,7 @@ func compressHeld(ow *offsetWriter, in io.Reader, size int64, o CompressOptions)
 			case <-done:
 				return
 			}
-			if readErr != nil {
+			if !readOK[k] {
 				return
 			}
 			lo, hi := bounds(k)

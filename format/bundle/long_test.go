@@ -115,3 +115,13 @@ func TestLocalMatchesGaps(t *testing.T) {
 		}
 	}
 }
+
+// TestCompressHeldShortLate: an input that ends early after several
+// chunks have been read, scanned and compressed is reported as short
+// (and, under -race, the stages hand the failure over cleanly).
+func TestCompressHeldShortLate(t *testing.T) {
+	data := nearPair(3<<20, 1)
+	var w bufWriterAt
+	_, err := CompressTo(&w, bytes.NewReader(data[:5<<20]), int64(len(data)), CompressOptions{ChunkSize: 1 << 20, Concurrency: 2})
+	require.ErrorContains(t, err, "read 5242880 of 6295427 bytes")
+}
