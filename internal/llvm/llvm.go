@@ -305,17 +305,23 @@ func (c *Context) Diagnostics() []Diagnostic {
 }
 
 // failure builds an Error from msg, else from the collected error
-// diagnostics.
+// diagnostics, which it takes; the warnings and notes stay for
+// Diagnostics (a failed link's warnings reach the user before its error,
+// as llvm-link prints them).
 func (c *Context) failure(op, msg string) error {
 	var parts []string
 	if msg != "" {
 		parts = append(parts, msg)
 	}
-	for _, d := range c.Diagnostics() {
+	kept := c.diags[:0]
+	for _, d := range c.diags {
 		if d.Severity == SevError {
 			parts = append(parts, d.Msg)
+		} else {
+			kept = append(kept, d)
 		}
 	}
+	c.diags = kept
 	return &Error{Op: op, Msg: strings.Join(parts, "; ")}
 }
 

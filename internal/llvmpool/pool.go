@@ -547,7 +547,14 @@ func (h *helper) response() ([][]byte, error) {
 		}
 		h.diags = string(f[0])
 		f = f[1:]
-	default:
+	case statusErr, statusErrDiag:
+		if status == statusErrDiag {
+			if len(f) < 2 {
+				return nil, h.crashed(errFrame)
+			}
+			h.diags = string(f[1])
+			f = append(f[:1], f[2:]...)
+		}
 		if len(f) == 2 && len(f[1]) == 1 {
 			h.errCtl = f[1][0] // a codegen's failure
 			f = f[:1]
@@ -555,6 +562,8 @@ func (h *helper) response() ([][]byte, error) {
 		if len(f) == 1 {
 			return nil, &Error{Msg: string(f[0])}
 		}
+		return nil, h.crashed(errFrame)
+	default:
 		return nil, h.crashed(errFrame)
 	}
 	return f, nil
@@ -719,9 +728,12 @@ func (p *Pool) doThen(ctx context.Context, clopts []string, req []byte, warn fun
 	if retire != nil && !h.dead && retire(h, f, err) {
 		h.retired = true
 	}
+	// the warnings go with this response, failed or not; read before
+	// another request may reuse h
+	diags := h.diags
 	g.release(h)
-	if warn != nil && h.diags != "" {
-		for _, l := range strings.Split(strings.TrimRight(h.diags, "\n"), "\n") {
+	if warn != nil && diags != "" {
+		for _, l := range strings.Split(strings.TrimRight(diags, "\n"), "\n") {
 			warn(l)
 		}
 	}

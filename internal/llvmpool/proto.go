@@ -15,7 +15,8 @@ import (
 //	frame    = length:u64le payload[length]
 //	request  = op:u8 field*
 //	response = status:u8 field*      (status 0: ok; 1: error, one field: the message;
-//	                                  2: ok, the first field LLVM's warnings, then the results)
+//	                                  2: ok, the first field LLVM's warnings, then the results;
+//	                                  3: error, the message, then LLVM's warnings)
 //	field    = length:u64le bytes[length]
 //
 // A helper first sends a response without a request: ok with its library's
@@ -27,9 +28,10 @@ const (
 )
 
 const (
-	statusOK     byte = 0
-	statusErr    byte = 1
-	statusOKDiag byte = 2 // ok; the first field is LLVM's warnings and notes, one per line
+	statusOK      byte = 0
+	statusErr     byte = 1
+	statusOKDiag  byte = 2 // ok; the first field is LLVM's warnings and notes, one per line
+	statusErrDiag byte = 3 // error; the message, then LLVM's warnings and notes before it
 )
 
 // maxFrame bounds a frame read from the other side: a module larger than

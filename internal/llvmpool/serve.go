@@ -118,11 +118,17 @@ func Serve(args []string, in io.Reader, out io.Writer) int {
 			res = append(res, []byte{ctl})
 		}
 		switch {
-		case err != nil && ctl != noCtl:
-			// a codegen: the control field says what the pool does next
-			w.Write(frame(statusErr, []byte(err.Error()), []byte{ctl}))
 		case err != nil:
-			w.Write(frame(statusErr, []byte(err.Error())))
+			// the warnings LLVM gave before the failure come with it; a
+			// codegen's control field says what the pool does next
+			st, f := statusErr, [][]byte{[]byte(err.Error())}
+			if diags != "" {
+				st, f = statusErrDiag, append(f, []byte(diags))
+			}
+			if ctl != noCtl {
+				f = append(f, []byte{ctl})
+			}
+			w.Write(frame(st, f...))
 		case diags != "":
 			w.Write(frame(statusOKDiag, append([][]byte{[]byte(diags)}, res...)...))
 		default:
