@@ -125,3 +125,26 @@ func TestCompressHeldShortLate(t *testing.T) {
 	_, err := CompressTo(&w, bytes.NewReader(data[:5<<20]), int64(len(data)), CompressOptions{ChunkSize: 1 << 20, Concurrency: 2})
 	require.ErrorContains(t, err, "read 5242880 of 6295427 bytes")
 }
+
+// FuzzCompressHeld: near-duplicate pairs behind arbitrary bytes, at any
+// chunk size and the klauspost levels, round-trip through whichever way
+// compressHeld chooses (independent frames, or one frame of spliced and
+// re-encoded chunks).
+func FuzzCompressHeld(f *testing.F) {
+	f.Add([]byte("seed"), uint8(0), uint8(2))
+	f.Add([]byte{}, uint8(200), uint8(4))
+	f.Add(bytes.Repeat([]byte{0}, 5000), uint8(64), uint8(0))
+	f.Fuzz(func(t *testing.T, prefix []byte, chunkKiB, level uint8) {
+		var s uint64
+		for _, b := range prefix {
+			s = s*131 + uint64(b)
+		}
+		data := append(append([]byte(nil), prefix...), nearPair(160<<10, s)...)
+		o := CompressOptions{ChunkSize: (64 + int(chunkKiB)) << 10, Level: 1 + int(level%5), Concurrency: 2}
+		out, _, err := Compress(nil, data, o)
+		require.NoError(t, err)
+		d, err := Decompress(out, Limits{})
+		require.NoError(t, err)
+		require.True(t, bytes.Equal(data, d.Data))
+	})
+}
