@@ -14,8 +14,8 @@ import (
 // compressCases are issue 24's compression rows: code-like data,
 // semi-compressible data, near-duplicate pairs and real code objects,
 // each against clang-offload-bundler -compress. (The code-like row and
-// the near-duplicate pair's size row are issue 3's and 12's, in
-// cases.go.) Each runs clang's command line on both sides and is
+// the near-duplicate pair are issue 3's and 12's, in cases.go, with
+// issue 24's targets.) Each runs clang's command line on both sides and is
 // validated by unbundling each side's output with LLVM's
 // clang-offload-bundler and with ours.
 func compressCases() []benchCase {
@@ -33,18 +33,6 @@ func compressCases() []benchCase {
 				return sizeCheck(c, "ours.semi.ccob", "ref.semi.ccob")
 			},
 		}.bundlerSides(false, func(tool, who string) []string { return semiArgs(tool, who+".semi.ccob") }),
-		benchCase{
-			name: "bundle + compress a near-duplicate pair (2 × 64 MiB) in half the time", issue: 24, refDesc: "clang-offload-bundler -compress",
-			setup:  pairInputs,
-			target: wallAndSize,
-			method: "the near-duplicate pair row with issue 24's wall target: ours finds the long matches beside reading, compresses the first copy with klauspost (its frames' blocks spliced into one frame unchanged) and writes the second copy as long matches (docs/bundle.md, long-distance matching).",
-			validate: func(c *config, who string, s side) error {
-				return validateBoth(c, c.p(who+".pair2.ccob"), pairTargetList(), []string{os.DevNull, c.p("pair-a.bin"), c.p("pair-b.bin")})
-			},
-			check: func(c *config, r *result) ([]string, bool) {
-				return sizeCheck(c, "ours.pair2.ccob", "ref.pair2.ccob")
-			},
-		}.bundlerSides(false, func(tool, who string) []string { return pairArgs(tool, who+".pair2.ccob") }),
 		benchCase{
 			name: "bundle + compress librocrand's 7 code objects", issue: 24, refDesc: "clang-offload-bundler -compress",
 			setup:  rocrandInputs,
