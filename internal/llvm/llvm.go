@@ -219,7 +219,7 @@ func (l *Lib) ParseCommandLineOptions(args []string) error {
 func (l *Lib) NormalizeTriple(triple string) string {
 	p := l.normalizeTargetTriple(triple)
 	defer l.disposeMessage(p)
-	return goString(p)
+	return GoString(p)
 }
 
 // Severity of a diagnostic.
@@ -258,7 +258,7 @@ func (l *Lib) onDiagnostic(di, id uintptr) {
 		return
 	}
 	p := l.getDiagInfoDescription(di)
-	msg := goString(p)
+	msg := GoString(p)
 	l.disposeMessage(p)
 	c.diags = append(c.diags, Diagnostic{Severity: Severity(l.getDiagInfoSeverity(di)), Msg: msg})
 }
@@ -371,13 +371,13 @@ func (l *Lib) takeMessage(p *byte) string {
 	if p == nil {
 		return ""
 	}
-	s := goString(p)
+	s := GoString(p)
 	l.disposeMessage(p)
 	return s
 }
 
-// goString copies a NUL-terminated C string.
-func goString(p *byte) string {
+// GoString copies a NUL-terminated C string (nil: "").
+func GoString(p *byte) string {
 	if p == nil {
 		return ""
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/ebitengine/purego"
+	"github.com/offload-kit/offload-kit/internal/llvm"
 )
 
 // SPIR-V code generation in a helper, and the workaround for LLVM 22.
@@ -174,24 +174,18 @@ func openGlibc() (*glibc, error) {
 	if runtime.GOOS != "linux" || unsafe.Sizeof(uintptr(0)) != 8 {
 		return nil, fmt.Errorf("not 64-bit Linux")
 	}
-	h, err := purego.Dlopen("libc.so.6", purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	c, err := llvm.OpenC("libc.so.6")
 	if err != nil {
-		return nil, fmt.Errorf("no libc.so.6: %v", err)
+		return nil, err
 	}
-	sym := func(name string) uintptr {
-		p, err := purego.Dlsym(h, name)
-		if err != nil {
-			return 0
-		}
-		return p
-	}
-	verSym := sym("gnu_get_libc_version")
-	if verSym == 0 {
+	if !c.Has("gnu_get_libc_version") {
 		return nil, fmt.Errorf("the C library is not glibc")
 	}
 	var getVersion func() *byte
-	purego.RegisterFunc(&getVersion, verSym)
-	g := &glibc{version: cString(getVersion()), heapMax: 64 << 20}
+	if err := c.Bind(&getVersion, "gnu_get_libc_version"); err != nil {
+		return nil, err
+	}
+	g := &glibc{version: llvm.GoString(getVersion()), heapMax: 64 << 20}
 	major, minor, ok := strings.Cut(g.version, ".")
 	mj, err1 := strconv.Atoi(major)
 	mn, err2 := strconv.Atoi(strings.SplitN(minor, ".", 2)[0])
@@ -210,11 +204,9 @@ func openGlibc() (*glibc, error) {
 		fp   any
 		name string
 	}{{&g.malloc, "malloc"}, {&g.free, "free"}, {&g.mallopt, "mallopt"}, {&g.mallocTrim, "malloc_trim"}} {
-		p := sym(f.name)
-		if p == 0 {
+		if err := c.Bind(f.fp, f.name); err != nil {
 			return nil, fmt.Errorf("glibc %s: no %s", g.version, f.name)
 		}
-		purego.RegisterFunc(f.fp, p)
 	}
 	return g, nil
 }
@@ -277,16 +269,4 @@ func (g *glibc) arenaStayed(arena unsafe.Pointer) bool {
 	}
 	mprotectSize := *(*uintptr)(unsafe.Add(arena, 24))
 	return mprotectSize < g.heapMax/2-1<<16
-}
-
-// cString copies a NUL-terminated C string.
-func cString(p *byte) string {
-	if p == nil {
-		return ""
-	}
-	n := 0
-	for *(*byte)(unsafe.Add(unsafe.Pointer(p), n)) != 0 {
-		n++
-	}
-	return string(unsafe.Slice(p, n))
 }
