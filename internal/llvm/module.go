@@ -79,13 +79,13 @@ func trimNL(s string) string {
 }
 
 // Target is the module's target triple.
-func (m *Module) Target() string { return goString(m.ctx.lib.getTarget(m.ref)) }
+func (m *Module) Target() string { return GoString(m.ctx.lib.getTarget(m.ref)) }
 
 // SetTarget sets the module's target triple.
 func (m *Module) SetTarget(triple string) { m.ctx.lib.setTarget(m.ref, triple) }
 
 // DataLayout is the module's data layout string.
-func (m *Module) DataLayout() string { return goString(m.ctx.lib.getDataLayoutStr(m.ref)) }
+func (m *Module) DataLayout() string { return GoString(m.ctx.lib.getDataLayoutStr(m.ref)) }
 
 // SetDataLayout sets the module's data layout string.
 func (m *Module) SetDataLayout(dl string) { m.ctx.lib.setDataLayout(m.ref, dl) }
@@ -113,7 +113,7 @@ func (m *Module) RunPasses(passes string, tm *TargetMachine) error {
 	}
 	if e := l.runPasses(m.ref, passes, t, opts); e != 0 {
 		p := l.getErrorMessage(e) // consumes the error
-		msg := goString(p)
+		msg := GoString(p)
 		l.disposeErrorMessage(p)
 		return m.ctx.failure("run passes "+passes, msg)
 	}

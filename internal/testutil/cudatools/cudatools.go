@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/offload-kit/offload-kit/internal/testutil/testfiles"
 )
 
 // Version is the CUDA release of the tools in Dir.
@@ -26,15 +28,7 @@ func Path(name string) string { return filepath.Join(Dir, name) }
 // it is not an executable file there.
 func Tool(t testing.TB, name string) string {
 	t.Helper()
-	p := Path(name)
-	fi, err := os.Stat(p)
-	switch {
-	case err != nil:
-		t.Fatalf("CUDA tool %s: %v (scripts/install-deps.sh installs it)", name, err)
-	case fi.IsDir() || fi.Mode()&0o111 == 0:
-		t.Fatalf("CUDA tool %s: %s is not an executable file", name, p)
-	}
-	return p
+	return testfiles.Executable(t, "CUDA tool "+name, Path(name))
 }
 
 // GGML is a third-party CUDA build that scripts/install-deps.sh fetches:

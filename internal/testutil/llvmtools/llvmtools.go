@@ -5,9 +5,10 @@
 package llvmtools
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/offload-kit/offload-kit/internal/testutil/testfiles"
 )
 
 // Dir is the directory of the LLVM 22 tools (Debian's llvm-22 layout).
@@ -20,15 +21,7 @@ func Path(name string) string { return filepath.Join(Dir, name) }
 // it is not an executable file there.
 func Tool(t testing.TB, name string) string {
 	t.Helper()
-	p := Path(name)
-	fi, err := os.Stat(p)
-	switch {
-	case err != nil:
-		t.Fatalf("LLVM tool %s: %v (scripts/install-deps.sh installs it)", name, err)
-	case fi.IsDir() || fi.Mode()&0o111 == 0:
-		t.Fatalf("LLVM tool %s: %s is not an executable file", name, p)
-	}
-	return p
+	return testfiles.Executable(t, "LLVM tool "+name, Path(name))
 }
 
 // Tools returns the paths of the named tools, failing the test on the

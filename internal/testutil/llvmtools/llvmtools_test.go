@@ -1,6 +1,7 @@
 package llvmtools
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -19,7 +20,7 @@ type fakeTB struct {
 
 func (f *fakeTB) Helper() {}
 func (f *fakeTB) Fatalf(format string, args ...any) {
-	f.msg = format
+	f.msg = fmt.Sprintf(format, args...)
 	panic(f)
 }
 
@@ -34,7 +35,7 @@ func TestToolMissingFails(t *testing.T) {
 			}()
 			Tool(f, name)
 		}()
-		if !strings.HasPrefix(f.msg, "LLVM tool %s") {
+		if !strings.HasPrefix(f.msg, "LLVM tool "+name+": ") || !strings.Contains(f.msg, "scripts/install-deps.sh installs it") {
 			t.Errorf("%q: message %q", name, f.msg)
 		}
 	}

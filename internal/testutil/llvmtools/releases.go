@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/offload-kit/offload-kit/internal/testutil/testfiles"
 )
 
 // Releases are the older LLVM releases whose own tools are the oracle for
@@ -25,11 +27,7 @@ func ReleaseDir(major int) string { return fmt.Sprintf("/usr/lib/llvm-%d/bin", m
 // test fails at once when it is missing (22 is Dir).
 func ReleaseTool(t testing.TB, major int, name string) string {
 	t.Helper()
-	p := filepath.Join(ReleaseDir(major), name)
-	if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-		t.Fatalf("LLVM %d tool %s: not an executable file at %s (scripts/install-deps.sh installs it)", major, name, p)
-	}
-	return p
+	return testfiles.Executable(t, fmt.Sprintf("LLVM %d tool %s", major, name), filepath.Join(ReleaseDir(major), name))
 }
 
 // RuntimeLib returns the directory with LLVM release major's libomp,

@@ -43,3 +43,20 @@ func Seed(f *testing.F, patterns ...string) {
 		f.Add(b)
 	}
 }
+
+// Executable returns path when it is an executable file; otherwise the
+// test fails at once, naming what (e.g. "LLVM tool llc") and that
+// scripts/install-deps.sh installs it. Oracles and fixtures from outside
+// the repository are looked up this way: a differential test that cannot
+// run is a defect, never a skip.
+func Executable(t testing.TB, what, path string) string {
+	t.Helper()
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		t.Fatalf("%s: %v (scripts/install-deps.sh installs it)", what, err)
+	case fi.IsDir() || fi.Mode()&0o111 == 0:
+		t.Fatalf("%s: %s is not an executable file (scripts/install-deps.sh installs it)", what, path)
+	}
+	return path
+}
