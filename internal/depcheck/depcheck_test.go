@@ -76,8 +76,8 @@ func level(pkg string) int {
 		return 0
 	case pkg == "internal/enumname": // the one name table shape behind small enums' String methods (stdlib only)
 		return 0
-	case pkg == "internal/testutil/llvmtools": // test support: where the LLVM 22 oracle tools are (stdlib only)
-		return 0
+	case pkg == "internal/testutil/llvmtools", pkg == "internal/testutil/cudatools": // test support: where the LLVM 22 oracle tools and CUDA's host tools are (over testfiles' Executable check)
+		return 1
 	case pkg == "internal/testutil/testfiles": // test support: a package's testdata files by glob, for tables and fuzz seeds (stdlib only)
 		return 0
 	case pkg == "format", pkg == "internal/zstdpipe": // zstdpipe: zstd for format/bundle and the packager's kernels report, so not under format/bundle
