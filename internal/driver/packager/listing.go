@@ -368,7 +368,7 @@ func (l *lister) sections(obj *elfembed.Object, c *DumpContents) error {
 			err := l.addContainers(c, k, s.Data, s.Name)
 			l.release()
 			if err != nil && strictSection(s.Name) {
-				return fmt.Errorf("section %s: %v", s.Name, err)
+				return fmt.Errorf("section %s: %w", s.Name, err)
 			}
 		case strings.HasPrefix(s.Name, ".rodata") || s.Name == ".rdata" || s.Name == ".data.rel.ro":
 			for _, loc := range hcf.Find(s.Data) {
@@ -445,7 +445,7 @@ func (l *lister) sectionBundles(sec []byte) ([]DumpBundle, error) {
 		if bytes.HasPrefix(rest, bundle.CCOBMagic) {
 			bs, n, err := l.compressed(rest)
 			if err != nil {
-				return nil, fmt.Errorf("failed to decompress input at offset %#x: %v", pos, err)
+				return nil, fmt.Errorf("failed to decompress input at offset %#x: %w", pos, err)
 			}
 			out = append(out, bs...)
 			pos += n
@@ -453,7 +453,7 @@ func (l *lister) sectionBundles(sec []byte) ([]DumpBundle, error) {
 		}
 		b, err := bundle.Parse(rest)
 		if err != nil {
-			return nil, fmt.Errorf("bundle at offset %#x: %v", pos, err)
+			return nil, fmt.Errorf("bundle at offset %#x: %w", pos, err)
 		}
 		out = append(out, DumpBundle{Format: "binary", Offset: l.off(rest), Size: b.End, Entries: l.bundleEntries(b, l.off(rest))})
 		pos += int(b.End)
@@ -529,7 +529,7 @@ func (l *lister) compressed(blob []byte) ([]DumpBundle, int, error) {
 		}
 		b, err := bundle.Parse(data[p:])
 		if err != nil {
-			return nil, 0, fmt.Errorf("bundle at offset %#x of the decompressed data: %v", p, err)
+			return nil, 0, fmt.Errorf("bundle at offset %#x of the decompressed data: %w", p, err)
 		}
 		out = append(out, mk("binary", l.bundleEntries(b, -1)))
 		p += int(b.End)

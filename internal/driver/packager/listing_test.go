@@ -2,11 +2,43 @@ package packager
 
 import (
 	"encoding/binary"
+	"errors"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/bundle"
 )
+
+// TestListingErrorsKeepChain: the lister's errors add where (the offset
+// in the section, in the decompressed data) to the bundle reader's error
+// and keep it, so errors.Is still sees the reader's sentinel.
+func TestListingErrorsKeepChain(t *testing.T) {
+	one := []byte("__CLANG_OFFLOAD_BUNDLE__")
+	one = binary.LittleEndian.AppendUint64(one, 1)
+	one = binary.LittleEndian.AppendUint64(one, 71) // the entry's data, past the cut below
+	one = binary.LittleEndian.AppendUint64(one, 3)
+	one = binary.LittleEndian.AppendUint64(one, 15)
+	one = append(one, "hip-amdgcn-amd-amdhsa--gfx90a"[:15]...)
+	short := append(one, 0x7f) // 72 bytes: the 3-byte entry at 71 runs past the end
+
+	l := &lister{in: &input{data: short}, full: true}
+	_, err := l.sectionBundles(short)
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(), "bundle at offset 0x0: "), err)
+	assert.True(t, errors.Is(err, format.ErrTruncated), "%v", err)
+
+	z, _, err := bundle.Compress(nil, short, bundle.CompressOptions{})
+	require.NoError(t, err)
+	l = &lister{in: &input{data: z}, full: true}
+	_, err = l.sectionBundles(z)
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(), "failed to decompress input at offset 0x0: bundle at offset 0x0 of the decompressed data: "), err)
+	assert.True(t, errors.Is(err, format.ErrTruncated), "%v", err)
+}
 
 // FuzzListContents: listing any bytes as a container file (bundle, CCOB,
 // text bundle, fatbin, HCF, OffloadBinary) never panics or loops, every
