@@ -10,20 +10,18 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/offload-kit/offload-kit/internal/cli"
+	"github.com/offload-kit/offload-kit/internal/driver/kernels"
 	"github.com/offload-kit/offload-kit/internal/driver/packager"
 )
-
-// KernelsDiffOptions are the options of "kernels diff".
-type KernelsDiffOptions = packager.KernelsDiffOptions
 
 // kernelsSorts are the values of kernels --sort.
 var kernelsSorts = []string{"size", "name", "regs", "lds", "scratch"}
 
 // kernelsCommands is the kernels subcommand (and its diff).
 func kernelsCommands(env *packager.Env, call func(string, any, func() error) error) []*cobra.Command {
-	var ko packager.KernelsOptions
+	var ko kernels.Options
 	var all bool
-	kernels := &cobra.Command{
+	kernelsCmd := &cobra.Command{
 		Use:   "kernels [--json] [--sort KEY] [--top N | --all] [--arch A] [--families] [--duplicates] [--html FILE] FILE...",
 		Short: "Per-kernel sizes and resources of the device code in fat binaries",
 		Long: `Looks inside every device image that dump lists (OffloadBinary, bundles,
@@ -62,21 +60,21 @@ over the 1 GiB decode limit) is reported and makes the exit status 1.`,
 				ko.Top = 0
 			}
 			ko.Files = args
-			return call("kernels", ko, func() error { return packager.Kernels(cmd.Context(), env, ko) })
+			return call("kernels", ko, func() error { return kernels.Run(cmd.Context(), env, ko) })
 		},
 	}
-	kernels.Flags().BoolVar(&ko.JSON, "json", false, "print JSON ("+cli.DocRef("kernels-json.md")+")")
-	kernels.Flags().StringVar(&ko.Sort, "sort", "size", "order of the function table: "+strings.Join(kernelsSorts, ", "))
-	kernels.Flags().IntVar(&ko.Top, "top", packager.DefaultTop, "show the first N rows of the function, family and duplicate tables")
-	kernels.Flags().BoolVar(&all, "all", false, "show every row")
-	kernels.Flags().StringSliceVar(&ko.Arch, "arch", nil, "only images of this target ID or processor (gfx90a matches gfx90a:xnack+; repeatable)")
-	kernels.Flags().BoolVar(&ko.Families, "families", false, "group template instances by their un-parameterised name")
-	kernels.Flags().BoolVar(&ko.Duplicates, "duplicates", false, "find identical kernels and images (reads all code)")
-	kernels.Flags().StringVar(&ko.HTML, "html", "", "write a self-contained HTML/SVG treemap to FILE")
-	_ = kernels.RegisterFlagCompletionFunc("sort", cobra.FixedCompletions(kernelsSorts, cobra.ShellCompDirectiveNoFileComp))
-	_ = kernels.RegisterFlagCompletionFunc("arch", archCompletion(env))
+	kernelsCmd.Flags().BoolVar(&ko.JSON, "json", false, "print JSON ("+cli.DocRef("kernels-json.md")+")")
+	kernelsCmd.Flags().StringVar(&ko.Sort, "sort", "size", "order of the function table: "+strings.Join(kernelsSorts, ", "))
+	kernelsCmd.Flags().IntVar(&ko.Top, "top", kernels.DefaultTop, "show the first N rows of the function, family and duplicate tables")
+	kernelsCmd.Flags().BoolVar(&all, "all", false, "show every row")
+	kernelsCmd.Flags().StringSliceVar(&ko.Arch, "arch", nil, "only images of this target ID or processor (gfx90a matches gfx90a:xnack+; repeatable)")
+	kernelsCmd.Flags().BoolVar(&ko.Families, "families", false, "group template instances by their un-parameterised name")
+	kernelsCmd.Flags().BoolVar(&ko.Duplicates, "duplicates", false, "find identical kernels and images (reads all code)")
+	kernelsCmd.Flags().StringVar(&ko.HTML, "html", "", "write a self-contained HTML/SVG treemap to FILE")
+	_ = kernelsCmd.RegisterFlagCompletionFunc("sort", cobra.FixedCompletions(kernelsSorts, cobra.ShellCompDirectiveNoFileComp))
+	_ = kernelsCmd.RegisterFlagCompletionFunc("arch", archCompletion(env))
 
-	var do KernelsDiffOptions
+	var do kernels.DiffOptions
 	var jsonOut, diffAll bool
 	diff := &cobra.Command{
 		Use:   "diff [--format text|json|md] [--top N | --all] [--fail-on RULES] [--budget-file FILE] A B",
@@ -119,23 +117,23 @@ size+5%'. A value the code object does not record is never over a budget.
 			default:
 				return &cli.FlagError{Err: fmt.Errorf("--format: %q is not one of text, json, md", do.Format)}
 			}
-			if _, err := packager.ParseBudget(do.FailOn); err != nil {
+			if _, err := kernels.ParseBudget(do.FailOn); err != nil {
 				return &cli.FlagError{Err: fmt.Errorf("--fail-on: %v", err)}
 			}
 			do.A, do.B = args[0], args[1]
-			return call("kernels diff", do, func() error { return packager.KernelsDiff(cmd.Context(), env, do) })
+			return call("kernels diff", do, func() error { return kernels.Diff(cmd.Context(), env, do) })
 		},
 	}
 	diff.Flags().StringVar(&do.Format, "format", "text", "output format: text, json ("+cli.DocRef("kernels-json.md")+") or md (Markdown)")
 	diff.Flags().BoolVar(&jsonOut, "json", false, "the same as --format=json")
-	diff.Flags().IntVar(&do.Top, "top", packager.DefaultTop, "show the first N changes")
+	diff.Flags().IntVar(&do.Top, "top", kernels.DefaultTop, "show the first N changes")
 	diff.Flags().BoolVar(&diffAll, "all", false, "show every change")
 	diff.Flags().StringVar(&do.FailOn, "fail-on", "", "budget rules, e.g. 'spills>0,regs+8,size+5%': exit 1 when a function breaks one")
 	diff.Flags().StringVar(&do.BudgetFile, "budget-file", "", "read budget rules from FILE")
 	_ = diff.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json", "md"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = diff.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"spills>0", "regs+8", "size+5%", "lds>65536", "scratch+0"}, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
-	kernels.AddCommand(diff)
-	return []*cobra.Command{kernels}
+	kernelsCmd.AddCommand(diff)
+	return []*cobra.Command{kernelsCmd}
 }
 
 // archCompletion completes --arch with the targets of the files already
@@ -149,7 +147,7 @@ func archCompletion(env *packager.Env) cobra.CompletionFunc {
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			for _, a := range packager.KernelsArchs(ctx, env, args) {
+			for _, a := range kernels.Archs(ctx, env, args) {
 				seen[a] = true
 				if p, _, ok := strings.Cut(a, ":"); ok {
 					seen[p] = true

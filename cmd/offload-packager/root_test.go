@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/offload-kit/offload-kit/internal/cli"
+	"github.com/offload-kit/offload-kit/internal/driver/kernels"
 	"github.com/offload-kit/offload-kit/internal/driver/packager"
 	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 	"github.com/offload-kit/offload-kit/internal/version"
@@ -91,17 +92,17 @@ func TestKernelsFlags(t *testing.T) {
 	cmd, opts, err := parse(t, "kernels", "--json", "--sort", "regs", "--top", "5", "--families", "--duplicates", "--html", "map.html", "a.so", "b.a")
 	require.NoError(t, err)
 	assert.Equal(t, "kernels", cmd)
-	assert.Equal(t, packager.KernelsOptions{Files: []string{"a.so", "b.a"}, JSON: true, Sort: "regs", Top: 5, Families: true, Duplicates: true, HTML: "map.html"}, opts)
+	assert.Equal(t, kernels.Options{Files: []string{"a.so", "b.a"}, JSON: true, Sort: "regs", Top: 5, Families: true, Duplicates: true, HTML: "map.html"}, opts)
 	_, opts, err = parse(t, "kernels", "x.o")
 	require.NoError(t, err)
-	assert.Equal(t, packager.KernelsOptions{Files: []string{"x.o"}, Sort: "size", Top: packager.DefaultTop}, opts, "defaults")
+	assert.Equal(t, kernels.Options{Files: []string{"x.o"}, Sort: "size", Top: kernels.DefaultTop}, opts, "defaults")
 	_, opts, err = parse(t, "kernels", "--all", "--arch", "gfx90a,sm_100f", "x.o")
 	require.NoError(t, err)
-	assert.Equal(t, packager.KernelsOptions{Files: []string{"x.o"}, Sort: "size", Arch: []string{"gfx90a", "sm_100f"}}, opts, "--all")
+	assert.Equal(t, kernels.Options{Files: []string{"x.o"}, Sort: "size", Arch: []string{"gfx90a", "sm_100f"}}, opts, "--all")
 	for _, sort := range []string{"size", "name", "regs", "lds", "scratch"} {
 		_, opts, err = parse(t, "kernels", "--sort="+sort, "x.o")
 		require.NoError(t, err)
-		assert.Equal(t, sort, opts.(packager.KernelsOptions).Sort)
+		assert.Equal(t, sort, opts.(kernels.Options).Sort)
 	}
 	var fe *cli.FlagError
 	for _, args := range [][]string{{"kernels", "--sort=bytes", "x.o"}, {"kernels", "--top=-1", "x.o"}, {"kernels", "--top=x", "x.o"}, {"kernels", "--bogus", "x.o"}, {"kernels", "--all", "--top=3", "x.o"}} {
@@ -115,10 +116,10 @@ func TestKernelsFlags(t *testing.T) {
 	cmd, opts, err = parse(t, "kernels", "diff", "--json", "--top", "3", "old.so", "new.so")
 	require.NoError(t, err)
 	assert.Equal(t, "kernels diff", cmd)
-	assert.Equal(t, KernelsDiffOptions{A: "old.so", B: "new.so", Format: "json", Top: 3}, opts)
+	assert.Equal(t, kernels.DiffOptions{A: "old.so", B: "new.so", Format: "json", Top: 3}, opts)
 	_, opts, err = parse(t, "kernels", "diff", "--format=md", "--all", "--fail-on", "spills>0,regs+8,size+5%", "--budget-file", "b.txt", "old.so", "new.so")
 	require.NoError(t, err)
-	assert.Equal(t, KernelsDiffOptions{A: "old.so", B: "new.so", Format: "md", FailOn: "spills>0,regs+8,size+5%", BudgetFile: "b.txt"}, opts)
+	assert.Equal(t, kernels.DiffOptions{A: "old.so", B: "new.so", Format: "md", FailOn: "spills>0,regs+8,size+5%", BudgetFile: "b.txt"}, opts)
 	for _, args := range [][]string{{"kernels", "diff", "a.so"}, {"kernels", "diff", "a", "b", "c"}, {"kernels", "diff", "--top=-2", "a", "b"},
 		{"kernels", "diff", "--format=xml", "a", "b"}, {"kernels", "diff", "--fail-on=spills>x", "a", "b"}, {"kernels", "diff", "--fail-on=bytes+1", "a", "b"}} {
 		cmd, _, err = parse(t, args...)

@@ -100,6 +100,8 @@ func level(pkg string) int {
 		return 3
 	case pkg == "internal/driverenv": // the one driver environment (streams, environment, clock, CPUs, tool lookup)
 		return 3
+	case pkg == "internal/driver/kernels":
+		return 6 // "5½": the kernels report, over internal/driver/packager's walker (packager.Walk)
 	case pkg == "internal/sycldev":
 		return 4 // "3½": sycl-linker's driver (options, Run) and the SYCL device-link pipeline over split, which linker-wrapper (level 5) also runs in-process
 	case strings.HasPrefix(pkg, "internal/driver/"):

@@ -38,7 +38,7 @@ func writeBundles(ctx context.Context, env *Env, l *lister, base string, bundles
 			}
 			name := fmt.Sprintf("%s.%d.%s", base, b.Index, e.ID)
 			if err := l.writeEntry(ctx, env, name, e); err != nil {
-				return fmt.Errorf("while extracting offload Bundle Entries: %s", errText(err))
+				return fmt.Errorf("while extracting offload Bundle Entries: %s", ErrText(err))
 			}
 			fmt.Fprintf(env.Stdout, "Extracting offload bundle: %s\n", name)
 		}

@@ -153,9 +153,9 @@ func closePayloads(loads []payload) {
 // name (TestCLIParity), so that it stays a drop-in replacement.
 func fileError(e *Env, name string, err error) error {
 	if e.Tool != "offload-packager" {
-		return errors.New(errText(err))
+		return errors.New(ErrText(err))
 	}
-	return fmt.Errorf("%s: %s", name, errText(err))
+	return fmt.Errorf("%s: %s", name, ErrText(err))
 }
 
 func loadPayload(env *Env, name string) (payload, error) {

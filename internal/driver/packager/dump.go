@@ -34,9 +34,6 @@ type DumpOptions struct {
 	// listing). Without it dump writes nothing.
 	ExtractBundles bool
 
-	// visit, when set, sees each object as it is emitted, while the input
-	// is still open (the kernels view reads the payloads through it).
-	visit func(l *lister, obj *DumpObject)
 	// prof is the release whose llvm-objdump the text output follows,
 	// settled by Dump (zero: LLVM 22).
 	prof release.Profile
@@ -83,7 +80,7 @@ type DumpImage struct {
 	// offset -1.
 	InflatedSize uint64 `json:"-"`
 
-	data []byte // the payload when it is not in the file (ImageOffset -1), for the kernels view
+	data []byte // the payload when it is not in the file (ImageOffset -1), for Walked.ImagePayload
 	// producer is what the release's llvm-objdump prints after "producer"
 	// for the stored kind number (release.Profile.OffloadKindName).
 	producer string
@@ -114,7 +111,7 @@ func Dump(ctx context.Context, env *Env, opt DumpOptions) error {
 			return err
 		}
 		end := env.Phases.Begin("dump", name)
-		df, err := dumpFile(ctx, env, name, opt)
+		df, err := dumpFile(ctx, env, name, opt, nil)
 		end()
 		if opt.JSON {
 			if err != nil {
@@ -146,14 +143,18 @@ func Dump(ctx context.Context, env *Env, opt DumpOptions) error {
 	return nil
 }
 
-func dumpFile(ctx context.Context, env *Env, name string, opt DumpOptions) (DumpFile, error) {
+// dumpFile lists one input; walk, when not nil, is called back (Walk).
+func dumpFile(ctx context.Context, env *Env, name string, opt DumpOptions, walk *Walker) (DumpFile, error) {
 	df := DumpFile{Path: name, Objects: []DumpObject{}}
 	text := !opt.JSON
 	in, err := openInput(env, name)
 	if err != nil {
-		return df, fmt.Errorf("'%s': %s", name, errText(err))
+		return df, fmt.Errorf("'%s': %s", name, ErrText(err))
 	}
 	defer in.Close()
+	if walk != nil && walk.Input != nil && walk.Input(in.data) {
+		return df, nil
+	}
 	deep := opt.All || opt.JSON
 	// A file:// URI names part of a file: llvm-objdump has no such input,
 	// and nothing is written for it.
@@ -174,8 +175,8 @@ func dumpFile(ctx context.Context, env *Env, name string, opt DumpOptions) (Dump
 	}
 	emit := func(obj DumpObject) {
 		obj.fill()
-		if opt.visit != nil {
-			opt.visit(l, &obj)
+		if walk != nil && walk.Object != nil {
+			walk.Object(&Walked{Object: &obj, l: l})
 		}
 		df.Objects = append(df.Objects, obj)
 		if text {
@@ -229,7 +230,7 @@ func dumpFile(ctx context.Context, env *Env, name string, opt DumpOptions) (Dump
 			if a.Thin {
 				m, err := mmapfile.Open(env.Path(thinMemberPath(name, m.Name)))
 				if err != nil {
-					return df, fmt.Errorf("%s: %s", origin, errText(err))
+					return df, fmt.Errorf("%s: %s", origin, ErrText(err))
 				}
 				defer m.Close()
 				data = m.Data
@@ -366,7 +367,7 @@ func (l *lister) images(bins []*offload.Binary) []DumpImage {
 	out := describe(l.in.data, bins, l.prof)
 	if l.deep {
 		for i, b := range bins {
-			if d, ok := imageData(b); ok && isContainer(l.peek(d, 256)) {
+			if d, ok := imageData(b); ok && IsContainer(l.peek(d, 256)) {
 				out[i].Contents = l.contents(d, 1)
 			}
 		}

@@ -29,7 +29,7 @@ func Embed(ctx context.Context, env *Env, opt EmbedOptions) error {
 	ctx = withProgress(ctx, env)
 	host, err := openInput(env, opt.Host)
 	if err != nil {
-		return fmt.Errorf("%s: %s", opt.Host, errText(err))
+		return fmt.Errorf("%s: %s", opt.Host, ErrText(err))
 	}
 	defer host.Close()
 	switch format.Identify(host.data) {
@@ -42,7 +42,7 @@ func Embed(ctx context.Context, env *Env, opt EmbedOptions) error {
 	for _, p := range opt.Packages {
 		pk, err := openInput(env, p)
 		if err != nil {
-			return fmt.Errorf("%s: %s", p, errText(err))
+			return fmt.Errorf("%s: %s", p, ErrText(err))
 		}
 		defer pk.Close()
 		if err := checkPackage(pk.data); err != nil {
@@ -54,7 +54,7 @@ func Embed(ctx context.Context, env *Env, opt EmbedOptions) error {
 			// mapping, so a huge package does not inflate resident memory.
 			f, err := os.Open(env.Path(p))
 			if err != nil {
-				return fmt.Errorf("%s: %s", p, errText(err))
+				return fmt.Errorf("%s: %s", p, ErrText(err))
 			}
 			defer f.Close()
 			ra = f
@@ -65,7 +65,7 @@ func Embed(ctx context.Context, env *Env, opt EmbedOptions) error {
 	defer env.Phases.Begin("rewrite", opt.Host)()
 	out, err := atomicfile.Create(env.Path(opt.Output), env.Stdout)
 	if err != nil {
-		return fmt.Errorf("%s: %s", opt.Output, errText(err))
+		return fmt.Errorf("%s: %s", opt.Output, ErrText(err))
 	}
 	if err := elfembed.Embed(out.Writer(), host.data, readers, sizes); err != nil {
 		out.Abort()

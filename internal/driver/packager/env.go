@@ -82,15 +82,19 @@ func openInput(env *Env, name string) (*input, error) {
 	return &input{name: name, data: m.Data, m: m}, nil
 }
 
-// errText returns the part of an OS error LLVM prints ("No such file or
-// directory"), dropping Go's "open <path>:" prefix.
-func errText(err error) string {
+// ErrText returns the part of an OS error LLVM prints ("No such file or
+// directory"), dropping Go's "open <path>:" prefix; other errors' text is
+// kept. offload-packager's commands (kernels too) print file errors so.
+func ErrText(err error) string {
 	var pe *os.PathError
 	if ok := asPathErr(err, &pe); ok {
 		return capitalize(pe.Err.Error())
 	}
 	return err.Error()
 }
+
+// errText is ErrText under the name filter.go calls it by.
+func errText(err error) string { return ErrText(err) }
 
 func asPathErr(err error, pe **os.PathError) bool {
 	for err != nil {

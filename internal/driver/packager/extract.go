@@ -67,7 +67,7 @@ func Extract(ctx context.Context, env *Env, opt ExtractOptions) error {
 	ctx = withProgress(ctx, env)
 	in, err := openInput(env, opt.Input)
 	if err != nil {
-		return fmt.Errorf("'%s': %s", opt.Input, errText(err))
+		return fmt.Errorf("'%s': %s", opt.Input, ErrText(err))
 	}
 	defer in.Close()
 	endScan := env.Phases.Begin("scan", opt.Input)
@@ -96,7 +96,7 @@ func Extract(ctx context.Context, env *Env, opt ExtractOptions) error {
 		// -d names a directory that must exist: its error names it, not
 		// the first file that would have been written in it.
 		if st, err := os.Stat(e.Dir); err != nil {
-			return fmt.Errorf("'%s': %s", opt.OutDir, errText(err))
+			return fmt.Errorf("'%s': %s", opt.OutDir, ErrText(err))
 		} else if !st.IsDir() {
 			return fmt.Errorf("'%s': %s", opt.OutDir, capitalize(syscall.ENOTDIR.Error()))
 		}
@@ -176,7 +176,7 @@ func Extract(ctx context.Context, env *Env, opt ExtractOptions) error {
 			for _, e := range ematches {
 				data, err := entryImage(e.DumpEntry, opt.Raw)
 				if err != nil {
-					return fmt.Errorf("'%s': %s: %s", opt.Input, e.name, errText(err))
+					return fmt.Errorf("'%s': %s: %s", opt.Input, e.name, ErrText(err))
 				}
 				if data == nil && e.Size > 0 {
 					return fmt.Errorf("'%s': %s: the entry's bytes were not decoded", opt.Input, e.name)
@@ -186,7 +186,7 @@ func Extract(ctx context.Context, env *Env, opt ExtractOptions) error {
 			if err := atomicfile.WriteFile(env.Path(file), env.Stdout, func(w io.Writer) error {
 				return ar.WriteGNUWith(w, members, ar.Options{Symbols: archiveSymbols})
 			}); err != nil {
-				return fmt.Errorf("'%s': %s", file, errText(err))
+				return fmt.Errorf("'%s': %s", file, ErrText(err))
 			}
 			continue
 		}
@@ -198,7 +198,7 @@ func Extract(ctx context.Context, env *Env, opt ExtractOptions) error {
 			if len(ematches) > 0 {
 				err = l.writeEntryImage(ctx, env, file, ematches[len(ematches)-1].DumpEntry, opt.Raw)
 				if err != nil {
-					err = fmt.Errorf("'%s': %s", file, errText(err))
+					err = fmt.Errorf("'%s': %s", file, ErrText(err))
 				}
 			} else {
 				err = writeImage(ctx, env, in, file, matches[len(matches)-1])
@@ -225,7 +225,7 @@ func Extract(ctx context.Context, env *Env, opt ExtractOptions) error {
 		}
 		for _, e := range ematches {
 			if err := l.writeEntryImage(ctx, env, e.name, e.DumpEntry, opt.Raw); err != nil {
-				return fmt.Errorf("'%s': %s", e.name, errText(err))
+				return fmt.Errorf("'%s': %s", e.name, ErrText(err))
 			}
 			fmt.Fprintf(env.Stdout, "Extracted: %s\n", e.name)
 		}
@@ -333,7 +333,7 @@ func writeImage(ctx context.Context, env *Env, in *input, name string, b *offloa
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("'%s': %s", name, errText(err))
+		return fmt.Errorf("'%s': %s", name, ErrText(err))
 	}
 	return nil
 }

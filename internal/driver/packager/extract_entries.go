@@ -42,7 +42,7 @@ func entryImage(e DumpEntry, raw bool) ([]byte, error) {
 	if raw {
 		return e.fat.Stream(), nil
 	}
-	return e.fat.ImageWith(zstdDecode)
+	return e.fat.ImageWith(DecodeZstd)
 }
 
 // writeEntryImage writes entryImage(e, raw) to name. Entries written as
@@ -56,7 +56,7 @@ func (l *lister) writeEntryImage(ctx context.Context, env *Env, name string, e D
 	}
 	data, err := entryImage(e, raw)
 	if err != nil {
-		return fmt.Errorf("%s: %s", name, errText(err))
+		return fmt.Errorf("%s: %s", name, ErrText(err))
 	}
 	return atomicfile.WriteFile(env.Path(name), env.Stdout, func(w io.Writer) error {
 		_, err := w.Write(data)

@@ -39,7 +39,7 @@ func hcfOutputs(env *Env, in *input, input, stem string) (ok bool, outs []extrac
 					_, err := w.Write(data)
 					return err
 				}); err != nil {
-					return fmt.Errorf("'%s': %s", name, errText(err))
+					return fmt.Errorf("'%s': %s", name, ErrText(err))
 				}
 				return nil
 			}})

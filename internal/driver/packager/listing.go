@@ -306,7 +306,7 @@ func (l *lister) bundleEntries(b *bundle.Bundle, base int64) []DumpEntry {
 		if e.Data != nil || e.Size == 0 {
 			head := l.peek(e.Data, 256)
 			de.ImageKind = imageKind(head, e.Size)
-			if l.deep && isContainer(head) {
+			if l.deep && IsContainer(head) {
 				de.Contents = l.contents(e.Data, 1)
 			}
 		} else {
@@ -317,9 +317,9 @@ func (l *lister) bundleEntries(b *bundle.Bundle, base int64) []DumpEntry {
 	return out
 }
 
-// isContainer reports whether a payload's head is a container format the
+// IsContainer reports whether a payload's head is a container format the
 // lister looks into (not plain code objects).
-func isContainer(head []byte) bool {
+func IsContainer(head []byte) bool {
 	switch format.Identify(head) {
 	case format.KindOffloadBinary, format.KindBundle, format.KindCCOB, format.KindFatbin:
 		return true
@@ -636,7 +636,7 @@ func (l *lister) parse(data []byte, depth int) (*DumpContents, error) {
 		c.Images = describe(l.in.data, bins, l.prof)
 		for i, b := range bins {
 			l.nodes++
-			if d, ok := imageData(b); ok && l.deep && isContainer(l.peek(d, 256)) {
+			if d, ok := imageData(b); ok && l.deep && IsContainer(l.peek(d, 256)) {
 				c.Images[i].Contents = l.contents(d, depth+1)
 			}
 		}

@@ -1,4 +1,4 @@
-package packager
+package kernels
 
 import (
 	"context"
@@ -13,10 +13,11 @@ import (
 
 	"github.com/offload-kit/offload-kit/format/codeobj"
 	"github.com/offload-kit/offload-kit/internal/cli/diag"
+	"github.com/offload-kit/offload-kit/internal/driver/packager"
 )
 
-// KernelsDiffOptions selects what kernels diff compares and reports.
-type KernelsDiffOptions struct {
+// DiffOptions selects what kernels diff compares and reports.
+type DiffOptions struct {
 	A, B   string
 	Format string // text (default), json or md
 	Top    int    // rows of the change table; 0 = all
@@ -93,7 +94,7 @@ func (m *Metrics) UnmarshalJSON(b []byte) error {
 // metricsOf are a function's metrics: regs is NVIDIA's register count or
 // AMDGPU's vector registers (VGPRs + AGPRs: what sets occupancy), spills
 // AMDGPU's SGPR + VGPR spills (cubins record none).
-func metricsOf(fn *KernelFunction) Metrics {
+func metricsOf(fn *Function) Metrics {
 	var m Metrics
 	if fn.sizeKnown() {
 		m.set(mSize, fn.Size)
@@ -208,7 +209,7 @@ func parseRule(s string) (BudgetRule, error) {
 func readBudgetFile(env *Env, name string) ([]BudgetRule, error) {
 	data, err := os.ReadFile(env.Path(name))
 	if err != nil {
-		return nil, fmt.Errorf("'%s': %s", name, errText(err))
+		return nil, fmt.Errorf("'%s': %s", name, packager.ErrText(err))
 	}
 	var out []BudgetRule
 	for i, l := range strings.Split(string(data), "\n") {
@@ -225,7 +226,7 @@ func readBudgetFile(env *Env, name string) ([]BudgetRule, error) {
 }
 
 // breaks reports whether the change breaks the rule and how.
-func (r *BudgetRule) breaks(c *KernelChange) (string, bool) {
+func (r *BudgetRule) breaks(c *Change) (string, bool) {
 	name := metricNames[r.Metric]
 	switch r.Op {
 	case '>':
@@ -252,8 +253,8 @@ func (r *BudgetRule) breaks(c *KernelChange) (string, bool) {
 	return "", false
 }
 
-// KernelChange is one function that differs between A and B.
-type KernelChange struct {
+// Change is one function that differs between A and B.
+type Change struct {
 	Arch     string   `json:"arch"`     // the processor (gfx90a, sm_90)
 	TargetA  string   `json:"target_a"` // the target ID in A ("" when added)
 	TargetB  string   `json:"target_b"` // and in B ("" when removed)
@@ -285,15 +286,15 @@ type ArchDiff struct {
 	Features string `json:"features,omitempty"` // "xnack- -> (none)" when the target IDs differ
 }
 
-// KernelsDiffReport is the kernels diff --format=json document.
-type KernelsDiffReport struct {
-	Schema     int            `json:"schema"`
-	A          string         `json:"a"`
-	B          string         `json:"b"`
-	Archs      []ArchDiff     `json:"archs"`
-	Changes    []KernelChange `json:"changes"`
-	Budget     []string       `json:"budget"`     // the rules applied
-	Violations int            `json:"violations"` // functions that break a rule
+// DiffReport is the kernels diff --format=json document.
+type DiffReport struct {
+	Schema     int        `json:"schema"`
+	A          string     `json:"a"`
+	B          string     `json:"b"`
+	Archs      []ArchDiff `json:"archs"`
+	Changes    []Change   `json:"changes"`
+	Budget     []string   `json:"budget"`     // the rules applied
+	Violations int        `json:"violations"` // functions that break a rule
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
@@ -317,7 +318,7 @@ type diffFn struct {
 	m               Metrics
 }
 
-func sideOf(rep *KernelsReport) diffSide {
+func sideOf(rep *Report) diffSide {
 	s := diffSide{}
 	for _, r := range rows(rep) {
 		k := [2]string{orDefault(r.img.CodeClass, classMachine), arch(r.img)}
@@ -405,9 +406,9 @@ func features(a, b string) string {
 }
 
 // diffKernels compares two reports.
-func diffKernels(ra, rb *KernelsReport, rules []BudgetRule) *KernelsDiffReport {
+func diffKernels(ra, rb *Report, rules []BudgetRule) *DiffReport {
 	a, b := sideOf(ra), sideOf(rb)
-	out := &KernelsDiffReport{Schema: KernelsSchema, Archs: []ArchDiff{}, Changes: []KernelChange{}, Budget: []string{}}
+	out := &DiffReport{Schema: Schema, Archs: []ArchDiff{}, Changes: []Change{}, Budget: []string{}}
 	for _, r := range rules {
 		out.Budget = append(out.Budget, r.Text)
 	}
@@ -430,7 +431,7 @@ func diffKernels(ra, rb *KernelsReport, rules []BudgetRule) *KernelsDiffReport {
 			ad.After += f.m.v[mSize]
 		}
 		ad.Delta = ad.After - ad.Before
-		add := func(c KernelChange) {
+		add := func(c Change) {
 			c.Arch, c.TargetA, c.TargetB, c.Class = ad.Arch, ka[1], kb[1], class
 			for i := range nMetrics {
 				if c.Before.has(i) && c.After.has(i) {
@@ -459,20 +460,20 @@ func diffKernels(ra, rb *KernelsReport, rules []BudgetRule) *KernelsDiffReport {
 			case !ok:
 				m := f.m
 				ad.Removed++
-				add(KernelChange{Name: f.demangled, Mangled: name, Status: "removed", Before: &m})
+				add(Change{Name: f.demangled, Mangled: name, Status: "removed", Before: &m})
 			case f.m != g.m:
 				m, n := f.m, g.m
 				ad.Changed++
-				add(KernelChange{Name: f.demangled, Mangled: name, Status: "changed", Before: &m, After: &n})
+				add(Change{Name: f.demangled, Mangled: name, Status: "changed", Before: &m, After: &n})
 			default:
 				// Unchanged, but a B>N rule still applies.
 				n := g.m
-				c := KernelChange{Before: &n, After: &n}
+				c := Change{Before: &n, After: &n}
 				for i := range rules {
 					if rules[i].Op == '>' {
 						if _, bad := rules[i].breaks(&c); bad {
 							m := f.m
-							add(KernelChange{Name: f.demangled, Mangled: name, Status: "unchanged", Before: &m, After: &n})
+							add(Change{Name: f.demangled, Mangled: name, Status: "unchanged", Before: &m, After: &n})
 							break
 						}
 					}
@@ -483,7 +484,7 @@ func diffKernels(ra, rb *KernelsReport, rules []BudgetRule) *KernelsDiffReport {
 			if _, ok := fa[name]; !ok {
 				n := g.m
 				ad.Added++
-				add(KernelChange{Name: g.demangled, Mangled: name, Status: "added", After: &n})
+				add(Change{Name: g.demangled, Mangled: name, Status: "added", After: &n})
 			}
 		}
 		out.Archs = append(out.Archs, ad)
@@ -520,7 +521,7 @@ func diffKernels(ra, rb *KernelsReport, rules []BudgetRule) *KernelsDiffReport {
 // KernelsDiff compares the kernels of two inputs: targets matched by
 // processor, functions by mangled name, and the budget rules applied.
 // A broken rule makes the error; the report is printed first.
-func KernelsDiff(ctx context.Context, env *Env, opt KernelsDiffOptions) error {
+func Diff(ctx context.Context, env *Env, opt DiffOptions) error {
 	rules, err := ParseBudget(opt.FailOn)
 	if err != nil {
 		return &diag.FlagError{Err: fmt.Errorf("--fail-on: %v", err)}
@@ -576,7 +577,7 @@ func KernelsDiff(ctx context.Context, env *Env, opt KernelsDiffOptions) error {
 
 // cell is a metric as "before->after", the value when it did not change
 // or one side only has it (added, removed), "-" when neither records it.
-func cell(c *KernelChange, i int) string {
+func cell(c *Change, i int) string {
 	b, a := c.Before.has(i), c.After.has(i)
 	switch {
 	case b && a && c.Before.v[i] == c.After.v[i]:
@@ -603,7 +604,7 @@ func archLabel(ad ArchDiff) string {
 	return ad.TargetA + " -> " + ad.TargetB
 }
 
-func targetLabel(c *KernelChange) string {
+func targetLabel(c *Change) string {
 	if c.TargetA == c.TargetB || c.TargetB == "" {
 		return c.TargetA
 	}
@@ -614,7 +615,7 @@ func targetLabel(c *KernelChange) string {
 }
 
 // archRows are the rows of the target table.
-func archRows(d *KernelsDiffReport) [][]string {
+func archRows(d *DiffReport) [][]string {
 	var r [][]string
 	for _, a := range d.Archs {
 		r = append(r, []string{fmt.Sprintf("%+d", a.Delta), fmt.Sprint(a.Before), fmt.Sprint(a.After), fmt.Sprint(a.Added), fmt.Sprint(a.Removed), fmt.Sprint(a.Changed), a.Class, archLabel(a)})
@@ -623,7 +624,7 @@ func archRows(d *KernelsDiffReport) [][]string {
 }
 
 // diffRows are the change table's header and rows.
-func diffRows(d *KernelsDiffReport, top int) ([]string, [][]string, int) {
+func diffRows(d *DiffReport, top int) ([]string, [][]string, int) {
 	cs := d.Changes
 	if top > 0 && len(cs) > top {
 		cs = cs[:top]
@@ -641,7 +642,7 @@ func diffRows(d *KernelsDiffReport, top int) ([]string, [][]string, int) {
 	return []string{"DELTA", "STATUS", "ARCH", "CODE", "SIZE", "REGS", "SGPRS", "SPILLS", "LDS", "SCRATCH", "NAME"}, rs, len(cs)
 }
 
-func printDiff(w io.Writer, d *KernelsDiffReport, top int) {
+func printDiff(w io.Writer, d *DiffReport, top int) {
 	fmt.Fprintf(w, "--- %s\n+++ %s\n\nARCHS\n", d.A, d.B)
 	table(w, []string{"DELTA", "BEFORE", "AFTER", "ADDED", "REMOVED", "CHANGED", "CODE", "TARGET"}, archRows(d))
 	h, rs, shown := diffRows(d, top)
@@ -665,7 +666,7 @@ group segment / shared memory; SCRATCH: private segment / local frame. "a->b": c
 "-": not recorded by the code object. Targets are matched by processor (gfx900:xnack- with gfx900).
 `
 
-func printBudget(w io.Writer, d *KernelsDiffReport, bullet string) {
+func printBudget(w io.Writer, d *DiffReport, bullet string) {
 	if len(d.Budget) == 0 {
 		return
 	}
@@ -720,7 +721,7 @@ func mdTable(w io.Writer, h []string, rs [][]string) {
 
 // printDiffMarkdown writes the report as GitHub-flavoured Markdown, for a
 // pull-request comment.
-func printDiffMarkdown(w io.Writer, d *KernelsDiffReport, top int) {
+func printDiffMarkdown(w io.Writer, d *DiffReport, top int) {
 	fmt.Fprintf(w, "### Kernel changes: `%s` → `%s`\n\n", mdCell(d.A), mdCell(d.B))
 	if len(d.Budget) > 0 {
 		if d.Violations == 0 {

@@ -1,4 +1,4 @@
-package packager
+package kernels
 
 import (
 	"encoding/json"
@@ -55,7 +55,7 @@ type DupImage struct {
 	Hash   string   `json:"hash"` // xxh64 of the image (decoded, if stored compressed)
 }
 
-func findDuplicates(rep *KernelsReport) *Duplicates {
+func findDuplicates(rep *Report) *Duplicates {
 	d := &Duplicates{Kernels: []DupKernel{}, Images: []DupImage{}}
 	type ikey struct {
 		hash uint64
@@ -63,8 +63,8 @@ func findDuplicates(rep *KernelsReport) *Duplicates {
 	}
 	imgs := map[ikey]*DupImage{}
 	var order []ikey
-	dupImage := map[*KernelImage]bool{}
-	seen := map[ikey]*KernelImage{}
+	dupImage := map[*Image]bool{}
+	seen := map[ikey]*Image{}
 	for fi := range rep.Files {
 		f := &rep.Files[fi]
 		for i := range f.Images {

@@ -1,4 +1,4 @@
-package packager
+package kernels
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ func (t *treeNode) child(name, key string) *treeNode {
 }
 
 // kindKey is the colour key of an image's code: what its bytes are.
-func kindKey(img *KernelImage) string {
+func kindKey(img *Image) string {
 	switch img.CodeKind {
 	case "amdgpu":
 		return "AMDGPU ISA"
@@ -57,7 +57,7 @@ func kindKey(img *KernelImage) string {
 // PTX and other IR get a box of their own beside the machine code of the
 // same arch. An image with no listed functions is one leaf of its stored
 // size.
-func treemapTree(rep *KernelsReport) *treeNode {
+func treemapTree(rep *Report) *treeNode {
 	root := &treeNode{Name: "all"}
 	for _, f := range rep.Files {
 		fn := root.child(f.Path, "")
@@ -105,7 +105,7 @@ func treemapTree(rep *KernelsReport) *treeNode {
 // 0); a script error sets data-error instead. A URL fragment #zoom=a/b/c
 // opens the page zoomed to that path of names below the top. When
 // nothing has a size the page says so instead of drawing.
-func treemapHTML(rep *KernelsReport) ([]byte, error) {
+func treemapHTML(rep *Report) ([]byte, error) {
 	data, err := json.Marshal(treemapTree(rep))
 	if err != nil {
 		return nil, err

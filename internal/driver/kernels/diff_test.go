@@ -1,4 +1,4 @@
-package packager
+package kernels
 
 import (
 	"bytes"
@@ -76,10 +76,10 @@ func tensileCodeObject(t *testing.T, dir, name, target string, ks []tensileKerne
 }
 
 // diffOut runs kernels diff and returns its output and error.
-func diffOut(t *testing.T, dir string, opt KernelsDiffOptions) (string, error) {
+func diffOut(t *testing.T, dir string, opt DiffOptions) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
-	err := KernelsDiff(context.Background(), &Env{Stdout: &out, Stderr: &out, Dir: dir}, opt)
+	err := Diff(context.Background(), &Env{Stdout: &out, Stderr: &out, Dir: dir}, opt)
 	return out.String(), err
 }
 
@@ -101,9 +101,9 @@ func TestKernelsDiffTensile(t *testing.T) {
 		{name: "Cijk_MT32x32", nops: 2, sgprs: 20, vgprs: 16},
 		{name: "Cijk_fresh", nops: 3, sgprs: 12, vgprs: 8},
 	})
-	out, err := diffOut(t, d, KernelsDiffOptions{A: a, B: b, Format: "json"})
+	out, err := diffOut(t, d, DiffOptions{A: a, B: b, Format: "json"})
 	require.NoError(t, err, out)
-	var rep KernelsDiffReport
+	var rep DiffReport
 	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
 	require.Len(t, rep.Archs, 1, "gfx90a:xnack- and gfx90a are one processor")
 	ad := rep.Archs[0]
@@ -141,8 +141,8 @@ func TestKernelsDiffTensile(t *testing.T) {
 		{"scratch+0", []string{"scratch+0: scratch 0 -> 64"}},
 		{"size+0%,vgprs>60,sgprs>12", []string{"Cijk_MT32x32: sgprs>12: sgprs is 20"}},
 	} {
-		out, err := diffOut(t, d, KernelsDiffOptions{A: a, B: b, Format: "json", FailOn: c.rules})
-		var rep KernelsDiffReport
+		out, err := diffOut(t, d, DiffOptions{A: a, B: b, Format: "json", FailOn: c.rules})
+		var rep DiffReport
 		require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
 		if c.fail == nil {
 			assert.NoError(t, err, c.rules)
@@ -155,14 +155,14 @@ func TestKernelsDiffTensile(t *testing.T) {
 	}
 	// sgprs>12 holds for every kernel of B, changed or not: MT32x32 (20)
 	// and fresh (12: not over) too.
-	out, err = diffOut(t, d, KernelsDiffOptions{A: a, B: b, Format: "json", FailOn: "sgprs>12"})
+	out, err = diffOut(t, d, DiffOptions{A: a, B: b, Format: "json", FailOn: "sgprs>12"})
 	require.Error(t, err)
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	assert.Equal(t, 2, rep.Violations, "MT64x64 (30) and the unchanged MT32x32 (20)")
 
 	// A budget file: rules a line, comments, commas.
 	require.NoError(t, os.WriteFile(filepath.Join(d, "budget.txt"), []byte("# CI budget\nspills>0   # no spills\nregs+16, size+5%\n\n"), 0o644))
-	out, err = diffOut(t, d, KernelsDiffOptions{A: a, B: b, BudgetFile: "budget.txt"})
+	out, err = diffOut(t, d, DiffOptions{A: a, B: b, BudgetFile: "budget.txt"})
 	require.Error(t, err)
 	assert.Contains(t, out, "\nBUDGET (spills>0, regs+16, size+5%): 1 function(s) over\n")
 	assert.Contains(t, out, "  gfx90a:xnack- -> gfx90a Cijk_MT64x64: spills>0: spills is 3\n")
@@ -172,7 +172,7 @@ func TestKernelsDiffTensile(t *testing.T) {
 	assert.Regexp(t, `\n\s*-12\s+removed\s+gfx90a:xnack- -> gfx90a\s+machine\s+12\s+8\s+10\s+0\s+0\s+0\s+Cijk_gone\n`, out)
 
 	// Markdown for a pull-request comment.
-	out, err = diffOut(t, d, KernelsDiffOptions{A: a, B: b, Format: "md", FailOn: "spills>0"})
+	out, err = diffOut(t, d, DiffOptions{A: a, B: b, Format: "md", FailOn: "spills>0"})
 	require.Error(t, err)
 	assert.Contains(t, out, "### Kernel changes: `old.co` → `new.co`\n\n**Budget** (`spills>0`): **1 function(s) over**\n\n")
 	assert.Contains(t, out, "| Δ bytes | before | after | added | removed | changed | code | target |\n|---:|---:|---:|---:|---:|---:|---:|---|\n| +8 | 524 | 532 | 1 | 1 | 1 | machine | gfx90a:xnack- -> gfx90a |\n")
@@ -186,13 +186,13 @@ func TestKernelsDiffTensile(t *testing.T) {
 		{"regs=8", `--fail-on: budget rule "regs=8": want METRIC>N, METRIC+N or METRIC+N% (e.g. spills>0, regs+8, size+5%)`},
 		{"size+-5%", `--fail-on: budget rule "size+-5%": "-5" is not a whole number of 0 or more`},
 	} {
-		_, err := diffOut(t, d, KernelsDiffOptions{A: "missing-a", B: "missing-b", FailOn: c.rules})
+		_, err := diffOut(t, d, DiffOptions{A: "missing-a", B: "missing-b", FailOn: c.rules})
 		var fe *diag.FlagError
 		require.True(t, errors.As(err, &fe), "%s: %v", c.rules, err)
 		assert.Equal(t, c.msg, err.Error())
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(d, "bad.txt"), []byte("spills>0\nregs+eight\n"), 0o644))
-	_, err = diffOut(t, d, KernelsDiffOptions{A: a, B: b, BudgetFile: "bad.txt"})
+	_, err = diffOut(t, d, DiffOptions{A: a, B: b, BudgetFile: "bad.txt"})
 	var fe *diag.FlagError
 	require.True(t, errors.As(err, &fe), "%v", err)
 	assert.Equal(t, `--budget-file: bad.txt:2: budget rule "regs+eight": "eight" is not a whole number of 0 or more`, err.Error())
@@ -251,7 +251,7 @@ func TestKernelsCubinResourcesAgainstCuobjdump(t *testing.T) {
 	}
 	require.Len(t, want, 3+2+4, "nvcc's 3 kernels, the relocatable cubin's kernel and device function, one kernel for each other arch")
 
-	rep := kernelsDoc(t, d, KernelsOptions{Files: []string{"all.fatbin"}})
+	rep := kernelsDoc(t, d, Options{Files: []string{"all.fatbin"}})
 	var got []fnRes
 	for _, img := range rep.Files[0].Images {
 		require.Empty(t, img.Error)
@@ -327,7 +327,7 @@ func TestKernelsCurandReleases(t *testing.T) {
 	var regsA map[[2]string]int64
 	for i, lib := range []string{a, b} {
 		regs, n := cuobjdumpFunctions(t, lib)
-		rep := kernelsDoc(t, d, KernelsOptions{Files: []string{lib}})
+		rep := kernelsDoc(t, d, Options{Files: []string{lib}})
 		got := map[[2]string]int64{}
 		count := 0
 		for _, img := range rep.Files[0].Images {
@@ -354,9 +354,9 @@ func TestKernelsCurandReleases(t *testing.T) {
 		}
 	}
 	require.NotZero(t, grew, "some function needs more registers in the later release")
-	out, err := diffOut(t, d, KernelsDiffOptions{A: a, B: b, Format: "json", FailOn: "regs+0"})
+	out, err := diffOut(t, d, DiffOptions{A: a, B: b, Format: "json", FailOn: "regs+0"})
 	require.Error(t, err)
-	var rep KernelsDiffReport
+	var rep DiffReport
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	machine := 0
 	for _, c := range rep.Changes {
@@ -402,7 +402,7 @@ func TestKernelsGGML(t *testing.T) {
 		n++
 	}
 	require.Greater(t, n, 20000)
-	rep := kernelsDoc(t, d, KernelsOptions{Files: []string{lib}})
+	rep := kernelsDoc(t, d, Options{Files: []string{lib}})
 	got := map[fnRes]int{}
 	for _, img := range rep.Files[0].Images {
 		require.Empty(t, img.Error, img.Container)
@@ -432,7 +432,7 @@ func TestKernelsGGML(t *testing.T) {
 		assert.Equal(t, a.Machine+a.IR, a.Bytes)
 	}
 
-	out, err := runKernels(d, KernelsOptions{Files: []string{lib}, Top: 6})
+	out, err := runKernels(d, Options{Files: []string{lib}, Top: 6})
 	require.NoError(t, err)
 	_, fns, _ := strings.Cut(out, "\nFUNCTIONS (")
 	lines := strings.Split(fns, "\n")

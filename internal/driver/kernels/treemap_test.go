@@ -1,6 +1,6 @@
 //go:build linux
 
-package packager
+package kernels
 
 import (
 	"bytes"
@@ -175,12 +175,12 @@ func checkLabels(t *testing.T, p renderedPage, names []string) {
 // mostly boxes; a report where nothing has a size shows a message.
 func TestKernelsTreemapInChromium(t *testing.T) {
 	d := linkedInto(t, rocrand, "r.so")
-	out, err := runKernels(d, KernelsOptions{Files: []string{"r.so"}, HTML: "map.html"})
+	out, err := runKernels(d, Options{Files: []string{"r.so"}, HTML: "map.html"})
 	require.NoError(t, err, out)
 	page := filepath.Join(d, "map.html")
-	rep := kernelsDoc(t, d, KernelsOptions{Files: []string{"r.so"}})
+	rep := kernelsDoc(t, d, Options{Files: []string{"r.so"}})
 	const arch = "gfx90a:xnack-"
-	var img *KernelImage
+	var img *Image
 	for i := range rep.Files[0].Images {
 		if rep.Files[0].Images[i].Arch == arch {
 			img = &rep.Files[0].Images[i]
@@ -262,8 +262,8 @@ func TestKernelsTreemapInChromium(t *testing.T) {
 	assert.Contains(t, bad.err, `zoom: no box named "nothing" in "r.so"`)
 
 	// Nothing with a size: a message, not a blank page.
-	empty, err := treemapHTML(&KernelsReport{Files: []KernelsFile{{Path: "x.bc", Images: []KernelImage{{Arch: "gfx90a", CodeKind: "bitcode", CodeClass: classIR,
-		Functions: []KernelFunction{{Name: "f", Demangled: "f", Family: "f", SizeFrom: "unknown"}}}}}}})
+	empty, err := treemapHTML(&Report{Files: []File{{Path: "x.bc", Images: []Image{{Arch: "gfx90a", CodeKind: "bitcode", CodeClass: classIR,
+		Functions: []Function{{Name: "f", Demangled: "f", Family: "f", SizeFrom: "unknown"}}}}}}})
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(d, "empty.html"), empty, 0o644))
 	e := renderPage(t, d, filepath.Join(d, "empty.html"), "", [2]int{800, 600})
@@ -289,7 +289,7 @@ func readPNG(t *testing.T, path string) image.Image {
 func TestKernelsTreemapTree(t *testing.T) {
 	d := t.TempDir()
 	copyInto(t, "../../../format/codeobj/testdata/cuda13", d, "kernels-sm90-nvcc13.fatbin")
-	rep := kernelsDoc(t, d, KernelsOptions{Files: []string{"kernels-sm90-nvcc13.fatbin"}})
+	rep := kernelsDoc(t, d, Options{Files: []string{"kernels-sm90-nvcc13.fatbin"}})
 	root := treemapTree(rep)
 	require.Len(t, root.Children, 1)
 	file := root.Children[0]

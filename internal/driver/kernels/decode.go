@@ -1,4 +1,4 @@
-package packager
+package kernels
 
 import (
 	"errors"
@@ -10,14 +10,13 @@ import (
 	"github.com/offload-kit/offload-kit/format/bundle"
 	"github.com/offload-kit/offload-kit/format/codeobj"
 	"github.com/offload-kit/offload-kit/format/fatbin"
+	"github.com/offload-kit/offload-kit/internal/driver/packager"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
 )
 
 // maxDecoded caps the decoded size of one compressed image that the
-// kernels view decodes to list its functions: one image is decoded at a
-// time per worker, into a buffer of its own size, and anything larger is
-// an error on that image.
-const maxDecoded = 1 << 30
+// kernels view decodes to list its functions (packager.MaxDecoded).
+const maxDecoded = packager.MaxDecoded
 
 // maxBundleHeader caps the header of a compressed bundle's decoded
 // contents (a few hundred bytes per entry in practice).
@@ -59,7 +58,7 @@ func (f *fatbinSource) decoder(i int) func() ([]byte, error) {
 		if e.UncompressedSize > maxDecoded {
 			return nil, format.Errorf(e.HeaderOffset, format.ErrLimit, "%s entry decodes to %d bytes, over the %d-byte limit for listing functions", e.Compression, e.UncompressedSize, int64(maxDecoded))
 		}
-		return e.ImageWith(zstdDecode)
+		return e.ImageWith(packager.DecodeZstd)
 	}
 }
 
@@ -68,14 +67,14 @@ func (f *fatbinSource) decoder(i int) func() ([]byte, error) {
 // index to the image that reports it.
 type ccobJob struct {
 	blob []byte
-	want map[int]*KernelImage
+	want map[int]*Image
 }
 
 // run decodes the bundle once, streaming, and hands each wanted entry to
 // parse as soon as its last byte is decoded: only the entries being
 // filled are in memory (each at most maxDecoded), never the whole
 // bundle. Errors are recorded on the images not yet parsed.
-func (cj *ccobJob) run(mapped bool, parse func(img *KernelImage, data []byte)) {
+func (cj *ccobJob) run(mapped bool, parse func(img *Image, data []byte)) {
 	h, err := bundle.ParseHeader(cj.blob)
 	if err != nil {
 		cj.fail(err)
@@ -83,7 +82,7 @@ func (cj *ccobJob) run(mapped bool, parse func(img *KernelImage, data []byte)) {
 	}
 	total := int64(h.UncompressedSize)
 	type pending struct {
-		img       *KernelImage
+		img       *Image
 		off, size int64
 		buf       []byte
 		got       int64
@@ -159,7 +158,7 @@ func (cj *ccobJob) run(mapped bool, parse func(img *KernelImage, data []byte)) {
 	}
 }
 
-func (cj *ccobJob) index(img *KernelImage) int {
+func (cj *ccobJob) index(img *Image) int {
 	for i, w := range cj.want {
 		if w == img {
 			return i
@@ -188,20 +187,11 @@ func carriesImages(data []byte) bool {
 // false for any other input, which dump's walker then reads. Host ELF
 // objects are not code objects here: they are read for the offload
 // sections they carry.
-func bareCodeObject(env *Env, name string, dups bool, names *nameCache) (KernelImage, bool) {
-	if name == "-" {
-		return KernelImage{}, false // stdin can be read once: dump's walker reads it
-	}
-	in, err := openInput(env, name)
-	if err != nil {
-		return KernelImage{}, false // dump's walker reports it
-	}
-	defer in.Close()
-	data := in.data
+func bareCodeObject(name string, data []byte, dups bool, names *nameCache) (Image, bool) {
 	if format.Identify(data) == format.KindBitcode && !carriesImages(data) {
 		// Device bitcode (clang -emit-llvm --offload-device-only): its
 		// functions. Host bitcode carrying offload images is dump's.
-		img := KernelImage{Object: name, Container: "bitcode module", ImageKind: "bitcode", Size: int64(len(data)), Functions: []KernelFunction{}}
+		img := Image{Object: name, Container: "bitcode module", ImageKind: "bitcode", Size: int64(len(data)), Functions: []Function{}}
 		if t, err := bitcode.ModuleTriple(data); err == nil {
 			img.Triple = t
 		}
@@ -210,9 +200,9 @@ func bareCodeObject(env *Env, name string, dups bool, names *nameCache) (KernelI
 	}
 	ck, ok := codeobj.Identify(data)
 	if !ok {
-		return KernelImage{}, false
+		return Image{}, false
 	}
-	img := KernelImage{Object: name, Container: "code object", Size: int64(len(data)), Functions: []KernelFunction{}}
+	img := Image{Object: name, Container: "code object", Size: int64(len(data)), Functions: []Function{}}
 	switch fk := format.Identify(data); {
 	case fk == format.KindELF && ck == codeobj.KindAMDGPU:
 		img.ImageKind, img.Triple = "object", "amdgcn-amd-amdhsa"
@@ -220,10 +210,10 @@ func bareCodeObject(env *Env, name string, dups bool, names *nameCache) (KernelI
 		img.ImageKind, img.Triple = "cubin", "nvptx64-nvidia-cuda"
 	case fk == format.KindSPIRV && ck == codeobj.KindSPIRV:
 		img.ImageKind = "spirv"
-	case fk == format.KindUnknown && ck == codeobj.KindPTX && !isContainer(data[:min(len(data), 256)]):
+	case fk == format.KindUnknown && ck == codeobj.KindPTX && !packager.IsContainer(data[:min(len(data), 256)]):
 		img.ImageKind, img.Triple = "ptx", "nvptx64-nvidia-cuda"
 	default:
-		return KernelImage{}, false
+		return Image{}, false
 	}
 	parseImage(&img, data, dups, names)
 	switch ck {

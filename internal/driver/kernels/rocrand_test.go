@@ -1,4 +1,4 @@
-package packager
+package kernels
 
 import (
 	"encoding/json"
@@ -29,9 +29,9 @@ func TestKernelsRocrandReleases(t *testing.T) {
 		t.Fatalf("rocRAND 5.7.1: %v (scripts/install-deps.sh installs it)", err)
 	}
 	d := t.TempDir()
-	out, err := diffOut(t, d, KernelsDiffOptions{A: rocrand, B: rocrand57, Format: "json", FailOn: "spills>0"})
+	out, err := diffOut(t, d, DiffOptions{A: rocrand, B: rocrand57, Format: "json", FailOn: "spills>0"})
 	require.Error(t, err, "5.7.1 has kernels that spill")
-	var rep KernelsDiffReport
+	var rep DiffReport
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 
 	byA := map[string]ArchDiff{}
@@ -54,7 +54,7 @@ func TestKernelsRocrandReleases(t *testing.T) {
 		"only the processors 5.3.3 does not build are whole targets added")
 
 	// The after-values are kernels' own for 5.7.1 (through JSON).
-	doc := kernelsDoc(t, d, KernelsOptions{Files: []string{rocrand57}})
+	doc := kernelsDoc(t, d, Options{Files: []string{rocrand57}})
 	metrics := map[[2]string]Metrics{}
 	for _, img := range doc.Files[0].Images {
 		require.Empty(t, img.Error, img.Container)

@@ -1,4 +1,12 @@
-package packager
+// Package kernels implements offload-packager kernels and kernels diff:
+// per-kernel sizes and resources of the device code in fat binaries, and
+// the comparison of two, with budgets. It reads its inputs through the
+// packager's walker (packager.Walk: every container dump lists) and
+// parses each device image with format/codeobj and format/bitcode.
+//
+// Run, Diff and Archs take their options as the other drivers do:
+// Run(ctx, env, Options), Diff(ctx, env, DiffOptions).
+package kernels
 
 import (
 	"cmp"
@@ -18,22 +26,32 @@ import (
 	"github.com/offload-kit/offload-kit/format/bitcode"
 	"github.com/offload-kit/offload-kit/format/codeobj"
 	"github.com/offload-kit/offload-kit/internal/atomicfile"
-	"github.com/offload-kit/offload-kit/internal/binio"
+	"github.com/offload-kit/offload-kit/internal/driver/packager"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
+	"github.com/offload-kit/offload-kit/internal/progress"
 	"github.com/offload-kit/offload-kit/internal/xxhash"
 )
 
-// KernelsSchema is the version of the kernels --json document
+// Env is the driver environment (streams, directory, phases, progress).
+type Env = driverenv.Env
+
+// withProgress carries env's progress sink in ctx.
+func withProgress(ctx context.Context, env *Env) context.Context {
+	return progress.NewContext(ctx, env.Progress)
+}
+
+// Schema is the version of the kernels --json document
 // (docs/kernels-json.md). 2: machine code and PTX/IR bytes apart, a
 // function's size_from, resources with exactly the recorded keys.
-const KernelsSchema = 2
+const Schema = 2
 
 // DefaultTop is how many rows of the function table the text report
 // prints unless told otherwise (--top N, --all).
 const DefaultTop = 25
 
-// KernelsOptions selects what the kernels view reports.
-type KernelsOptions struct {
+// Options selects what the kernels view reports.
+type Options struct {
 	Files      []string
 	JSON       bool
 	Sort       string   // size (default), name, regs, lds, scratch
@@ -44,23 +62,23 @@ type KernelsOptions struct {
 	HTML       string   // write a self-contained treemap here
 }
 
-// KernelsReport is the whole --json document.
-type KernelsReport struct {
-	Schema     int           `json:"schema"`
-	Files      []KernelsFile `json:"files"`
-	Totals     KernelTotals  `json:"totals"`
-	Duplicates *Duplicates   `json:"duplicates,omitempty"`
+// Report is the whole --json document.
+type Report struct {
+	Schema     int         `json:"schema"`
+	Files      []File      `json:"files"`
+	Totals     Totals      `json:"totals"`
+	Duplicates *Duplicates `json:"duplicates,omitempty"`
 }
 
-// KernelsFile is one input.
-type KernelsFile struct {
-	Path   string        `json:"path"`
-	Images []KernelImage `json:"images"`
-	Error  string        `json:"error,omitempty"`
+// File is one input.
+type File struct {
+	Path   string  `json:"path"`
+	Images []Image `json:"images"`
+	Error  string  `json:"error,omitempty"`
 }
 
-// KernelImage is one device image of a container.
-type KernelImage struct {
+// Image is one device image of a container.
+type Image struct {
 	Object    string `json:"object"`    // the object or archive member holding it
 	Container string `json:"container"` // e.g. "bundle 0 entry 1", "image 0", "fatbin 0 entry 0"
 	Kind      string `json:"kind"`      // offload kind: hip, cuda, openmp, sycl, host
@@ -75,19 +93,19 @@ type KernelImage struct {
 	Size      int64  `json:"size"`             // bytes stored
 	// Uncompressed is the decoded size of a compressed payload (fatbin
 	// entries); 0 when stored plainly.
-	Uncompressed int64            `json:"uncompressed_size,omitempty"`
-	CodeBytes    int64            `json:"code_bytes"` // sum of the functions' sizes
-	Functions    []KernelFunction `json:"functions"`
-	Note         string           `json:"note,omitempty"` // why functions are not listed
-	Error        string           `json:"error,omitempty"`
+	Uncompressed int64      `json:"uncompressed_size,omitempty"`
+	CodeBytes    int64      `json:"code_bytes"` // sum of the functions' sizes
+	Functions    []Function `json:"functions"`
+	Note         string     `json:"note,omitempty"` // why functions are not listed
+	Error        string     `json:"error,omitempty"`
 
 	hash    uint64
 	hashLen int64 // bytes hashed: the decoded image of a compressed one
 	hashed  bool
 }
 
-// KernelFunction is one kernel or device function.
-type KernelFunction struct {
+// Function is one kernel or device function.
+type Function struct {
 	Name      string             `json:"name"`
 	Demangled string             `json:"demangled"`
 	Family    string             `json:"family"` // demangled without template arguments and parameters
@@ -99,15 +117,15 @@ type KernelFunction struct {
 	hash uint64
 }
 
-// KernelTotals sums code bytes.
-type KernelTotals struct {
-	ByArch   []KernelTotal `json:"by_arch"`
-	ByFamily []KernelTotal `json:"by_family"`
-	ByFile   []KernelTotal `json:"by_file"`
+// Totals sums code bytes.
+type Totals struct {
+	ByArch   []Total `json:"by_arch"`
+	ByFamily []Total `json:"by_family"`
+	ByFile   []Total `json:"by_file"`
 }
 
-// KernelTotal is one row of a total.
-type KernelTotal struct {
+// Total is one row of a total.
+type Total struct {
 	Key       string `json:"key"`
 	Arch      string `json:"arch,omitempty"` // by_family rows are per arch
 	Images    int    `json:"images,omitempty"`
@@ -121,7 +139,7 @@ type KernelTotal struct {
 
 // Kernels reports the kernels and functions of every device image in the
 // files.
-func Kernels(ctx context.Context, env *Env, opt KernelsOptions) error {
+func Run(ctx context.Context, env *Env, opt Options) error {
 	ctx = withProgress(ctx, env)
 	rep, err := kernelsReport(ctx, env, opt.Files, opt.Duplicates)
 	if err != nil && !opt.JSON {
@@ -153,7 +171,7 @@ func Kernels(ctx context.Context, env *Env, opt KernelsOptions) error {
 // imageErrors is the error that makes the exit status 1 when an image
 // could not be read (damaged, or over the decode limit): the report is
 // printed, and this names how many and the first.
-func imageErrors(rep *KernelsReport) error {
+func imageErrors(rep *Report) error {
 	n, total := 0, 0
 	var first string
 	for _, f := range rep.Files {
@@ -178,7 +196,7 @@ func imageErrors(rep *KernelsReport) error {
 
 // filterArchs keeps the images whose target ID or processor is one of
 // archs, and recomputes the totals and duplicates.
-func filterArchs(rep *KernelsReport, archs []string) {
+func filterArchs(rep *Report, archs []string) {
 	for fi := range rep.Files {
 		f := &rep.Files[fi]
 		kept := f.Images[:0]
@@ -198,7 +216,7 @@ func filterArchs(rep *KernelsReport, archs []string) {
 
 // KernelsArchs lists the targets of the images in the files (for shell
 // completion): errors are ignored, nothing is printed.
-func KernelsArchs(ctx context.Context, env *Env, files []string) []string {
+func Archs(ctx context.Context, env *Env, files []string) []string {
 	quiet := *env
 	quiet.Stdout, quiet.Stderr, quiet.Progress, quiet.Phases = io.Discard, io.Discard, nil, nil
 	rep, _ := kernelsReport(ctx, &quiet, files, false)
@@ -219,41 +237,47 @@ func KernelsArchs(ctx context.Context, env *Env, files []string) []string {
 	return out
 }
 
-// kernelsReport walks the files with dump's walker and parses every
-// payload.
-func kernelsReport(ctx context.Context, env *Env, files []string, dups bool) (*KernelsReport, error) {
-	rep := &KernelsReport{Schema: KernelsSchema, Files: []KernelsFile{}}
+// kernelsReport walks the files with dump's walker (packager.Walk) and
+// parses every payload.
+func kernelsReport(ctx context.Context, env *Env, files []string, dups bool) (*Report, error) {
+	rep := &Report{Schema: Schema, Files: []File{}}
 	var firstErr error
 	for _, name := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		kf := KernelsFile{Path: name, Images: []KernelImage{}}
+		kf := File{Path: name, Images: []Image{}}
 		names := &nameCache{m: map[string][2]string{}}
 		var jobs []kernelJob
 		var ccobs []*ccobJob
-		visit := func(l *lister, obj *DumpObject) {
+		object := func(w *packager.Walked) {
 			jobs, ccobs = jobs[:0], ccobs[:0]
-			collectImages(l, obj.Name, "", &obj.DumpContents, &jobs, &ccobs)
-			mapped := l.in.m.Mapped()
+			collectImages(w, w.Object.Name, "", &w.Object.DumpContents, &jobs, &ccobs)
+			m := w.Mapping()
+			mapped := m.Mapped()
 			if mapped && !dups {
-				adviseRandom(l.in.m.Data)
+				adviseRandom(m.Data)
 			}
 			parseJobs(jobs, dups, mapped, names)
 			for _, cj := range ccobs {
-				cj.run(mapped, func(img *KernelImage, data []byte) { parseImage(img, data, dups, names) })
+				cj.run(mapped, func(img *Image, data []byte) { parseImage(img, data, dups, names) })
 			}
 			for _, j := range jobs {
 				kf.Images = append(kf.Images, *j.img)
 			}
 		}
 		end := env.Phases.Begin("kernels", name)
-		var err error
-		if img, ok := bareCodeObject(env, name, dups, names); ok {
-			kf.Images = append(kf.Images, img)
-		} else {
-			_, err = dumpFile(ctx, env, name, DumpOptions{JSON: true, visit: visit})
+		input := func(data []byte) bool {
+			if name == "-" {
+				return false // standard input is listed as dump lists it
+			}
+			img, ok := bareCodeObject(name, data, dups, names)
+			if ok {
+				kf.Images = append(kf.Images, img)
+			}
+			return ok
 		}
+		err := packager.Walk(ctx, env, name, packager.Walker{Input: input, Object: object})
 		end()
 		if err != nil {
 			kf.Error = err.Error()
@@ -271,7 +295,7 @@ func kernelsReport(ctx context.Context, env *Env, files []string, dups bool) (*K
 }
 
 type kernelJob struct {
-	img  *KernelImage
+	img  *Image
 	data []byte
 	// decode, when set, yields the payload of a compressed image (a
 	// fatbin entry); the worker that parses the image calls it.
@@ -284,10 +308,10 @@ type kernelJob struct {
 // by the parsing workers (a job's decode), the entries of large
 // compressed bundles, which the lister does not keep, by one streaming
 // pass over each bundle (ccobs).
-func collectImages(l *lister, object, prefix string, c *DumpContents, jobs *[]kernelJob, ccobs *[]*ccobJob) {
-	add := func(where string, e DumpEntry, data []byte) *KernelImage {
-		img := &KernelImage{Object: object, Container: prefix + where, Kind: e.Kind, Triple: e.Triple, Arch: e.Arch,
-			ImageKind: e.ImageKind, Size: e.Size, Uncompressed: e.UncompressedSize, Functions: []KernelFunction{}}
+func collectImages(w *packager.Walked, object, prefix string, c *packager.DumpContents, jobs *[]kernelJob, ccobs *[]*ccobJob) {
+	add := func(where string, e packager.DumpEntry, data []byte) *Image {
+		img := &Image{Object: object, Container: prefix + where, Kind: e.Kind, Triple: e.Triple, Arch: e.Arch,
+			ImageKind: e.ImageKind, Size: e.Size, Uncompressed: e.UncompressedSize, Functions: []Function{}}
 		if data == nil && e.Size > 0 {
 			img.Note = "payload not stored plainly: functions not listed"
 		}
@@ -297,25 +321,23 @@ func collectImages(l *lister, object, prefix string, c *DumpContents, jobs *[]ke
 	for _, im := range c.Images {
 		where := fmt.Sprintf("image %d", im.Index)
 		if im.Contents != nil {
-			collectImages(l, object, prefix+where+": ", im.Contents, jobs, ccobs)
+			collectImages(w, object, prefix+where+": ", im.Contents, jobs, ccobs)
 			continue
 		}
-		data := im.data // a payload not in the file: a v3 binary's inflated body, a bitcode host's copy
-		if im.ImageOffset >= 0 && binio.InRange(uint64(im.ImageOffset), uint64(im.ImageSize), uint64(len(l.in.data))) {
-			data = l.in.data[im.ImageOffset : im.ImageOffset+int64(im.ImageSize)]
-		}
-		e := DumpEntry{Kind: im.Kind, Triple: im.Triple, Arch: im.Arch, ImageKind: im.ImageKind, Size: int64(im.ImageSize)}
+		data := w.ImagePayload(&im) // in the file, or a v3 binary's inflated body, a bitcode host's copy
+		e := packager.DumpEntry{Kind: im.Kind, Triple: im.Triple, Arch: im.Arch, ImageKind: im.ImageKind, Size: int64(im.ImageSize)}
 		if im.Version >= 3 && im.ImageOffset < 0 && im.Offset < 0 && data != nil {
 			// A compressed v3 binary: the file holds Size bytes of it.
 			e.Size, e.UncompressedSize = int64(im.Size), int64(im.ImageSize)
 		}
 		add(where, e, data)
 	}
-	entries := func(what string, es []DumpEntry, fat *fatbinSource, cj *ccobJob) {
+	entries := func(what string, es []packager.DumpEntry, fat *fatbinSource, cj *ccobJob) {
 		for _, e := range es {
 			where := fmt.Sprintf("%s entry %d", what, e.Index)
+			data := w.EntryPayload(&e)
 			if e.Contents != nil {
-				collectImages(l, object, prefix+where+": ", e.Contents, jobs, ccobs)
+				collectImages(w, object, prefix+where+": ", e.Contents, jobs, ccobs)
 				continue
 			}
 			if e.Kind == "host" {
@@ -326,19 +348,19 @@ func collectImages(l *lister, object, prefix string, c *DumpContents, jobs *[]ke
 				img := add(where, e, nil)
 				img.Note = ""
 				(*jobs)[len(*jobs)-1].decode = fat.decoder(e.Index)
-			case e.data == nil && e.Size > 0 && cj != nil:
+			case data == nil && e.Size > 0 && cj != nil:
 				img := add(where, e, nil)
 				img.Note = ""
 				cj.want[e.Index] = img
 			default:
-				add(where, e, e.data)
+				add(where, e, data)
 			}
 		}
 	}
 	for _, b := range c.Bundles {
 		var cj *ccobJob
-		if b.Compression != nil && b.Offset >= 0 && binio.InRange(uint64(b.Offset), uint64(b.Size), uint64(len(l.in.data))) {
-			cj = &ccobJob{blob: l.in.data[b.Offset : b.Offset+b.Size], want: map[int]*KernelImage{}}
+		if blob := w.Span(b.Offset, b.Size); b.Compression != nil && blob != nil {
+			cj = &ccobJob{blob: blob, want: map[int]*Image{}}
 		}
 		entries(fmt.Sprintf("bundle %d", b.Index), b.Entries, nil, cj)
 		if cj != nil && len(cj.want) > 0 {
@@ -346,10 +368,7 @@ func collectImages(l *lister, object, prefix string, c *DumpContents, jobs *[]ke
 		}
 	}
 	for _, f := range c.Fatbins {
-		fat := &fatbinSource{}
-		if f.Offset >= 0 && binio.InRange(uint64(f.Offset), uint64(f.Size), uint64(len(l.in.data))) {
-			fat.data = l.in.data[f.Offset : f.Offset+f.Size]
-		}
+		fat := &fatbinSource{data: w.Span(f.Offset, f.Size)}
 		entries(fmt.Sprintf("fatbin %d", f.Index), f.Entries, fat, nil)
 	}
 	for _, h := range c.HCF {
@@ -394,7 +413,7 @@ func parseJobs(jobs []kernelJob, dups, mapped bool, names *nameCache) {
 	wg.Wait()
 }
 
-func parseImage(img *KernelImage, data []byte, dups bool, names *nameCache) {
+func parseImage(img *Image, data []byte, dups bool, names *nameCache) {
 	if len(data) == 0 {
 		return
 	}
@@ -462,7 +481,7 @@ type nameCache struct {
 	m  map[string][2]string
 }
 
-func (c *nameCache) function(name string, kernel bool, size int64, from codeobj.SizeSource, r *codeobj.Resources) KernelFunction {
+func (c *nameCache) function(name string, kernel bool, size int64, from codeobj.SizeSource, r *codeobj.Resources) Function {
 	c.mu.Lock()
 	v, ok := c.m[name]
 	c.mu.Unlock()
@@ -476,7 +495,7 @@ func (c *nameCache) function(name string, kernel bool, size int64, from codeobj.
 	if from == codeobj.SizeUnknown {
 		sf = "unknown"
 	}
-	return KernelFunction{Name: name, Demangled: v[0], Family: v[1], Kernel: kernel, Size: size, SizeFrom: sf, Resources: r}
+	return Function{Name: name, Demangled: v[0], Family: v[1], Kernel: kernel, Size: size, SizeFrom: sf, Resources: r}
 }
 
 // The code classes of an image: what its bytes are.
@@ -496,7 +515,7 @@ func codeClass(k codeobj.Kind) string {
 // sizeKnown reports whether a function's size is known (a bitcode
 // function without a body size, a symbol without st_size in a NOBITS
 // section are not).
-func (fn *KernelFunction) sizeKnown() bool { return fn.SizeFrom != "unknown" }
+func (fn *Function) sizeKnown() bool { return fn.SizeFrom != "unknown" }
 
 // demangled is the demangled name and the family: the name without
 // template arguments and parameters.
@@ -514,7 +533,7 @@ func demangled(name string) [2]string {
 	return [2]string{demangle.ASTToString(ast), family}
 }
 
-func arch(img *KernelImage) string {
+func arch(img *Image) string {
 	if img.Arch != "" {
 		return img.Arch
 	}
@@ -524,11 +543,11 @@ func arch(img *KernelImage) string {
 	return img.Triple
 }
 
-func totals(rep *KernelsReport) KernelTotals {
-	byArch, byFam, byFile := map[string]*KernelTotal{}, map[[2]string]*KernelTotal{}, map[string]*KernelTotal{}
-	get := func(m map[string]*KernelTotal, k string) *KernelTotal {
+func totals(rep *Report) Totals {
+	byArch, byFam, byFile := map[string]*Total{}, map[[2]string]*Total{}, map[string]*Total{}
+	get := func(m map[string]*Total, k string) *Total {
 		if m[k] == nil {
-			m[k] = &KernelTotal{Key: k}
+			m[k] = &Total{Key: k}
 		}
 		return m[k]
 	}
@@ -538,7 +557,7 @@ func totals(rep *KernelsReport) KernelTotals {
 			img := &f.Images[i]
 			a := arch(img)
 			at := get(byArch, a)
-			for _, t := range []*KernelTotal{at, ft} {
+			for _, t := range []*Total{at, ft} {
 				t.Images++
 				t.Stored += img.Size
 				t.add(img, img.CodeBytes)
@@ -548,7 +567,7 @@ func totals(rep *KernelsReport) KernelTotals {
 				key := [2]string{fn.Family, a}
 				t := byFam[key]
 				if t == nil {
-					t = &KernelTotal{Key: fn.Family, Arch: a}
+					t = &Total{Key: fn.Family, Arch: a}
 					byFam[key] = t
 				}
 				t.Functions++
@@ -561,24 +580,24 @@ func totals(rep *KernelsReport) KernelTotals {
 			}
 		}
 	}
-	list := func(m map[string]*KernelTotal) []KernelTotal {
-		out := []KernelTotal{}
+	list := func(m map[string]*Total) []Total {
+		out := []Total{}
 		for _, t := range m {
 			out = append(out, *t)
 		}
 		sortTotals(out)
 		return out
 	}
-	fams := []KernelTotal{}
+	fams := []Total{}
 	for _, t := range byFam {
 		fams = append(fams, *t)
 	}
 	sortTotals(fams)
-	return KernelTotals{ByArch: list(byArch), ByFamily: fams, ByFile: list(byFile)}
+	return Totals{ByArch: list(byArch), ByFamily: fams, ByFile: list(byFile)}
 }
 
 // add counts n code bytes of img's class.
-func (t *KernelTotal) add(img *KernelImage, n int64) {
+func (t *Total) add(img *Image, n int64) {
 	t.Bytes += n
 	if img.CodeClass == classIR {
 		t.IR += n
@@ -587,7 +606,7 @@ func (t *KernelTotal) add(img *KernelImage, n int64) {
 	}
 }
 
-func sortTotals(t []KernelTotal) {
+func sortTotals(t []Total) {
 	sort.Slice(t, func(i, j int) bool {
 		if t[i].Bytes != t[j].Bytes {
 			return t[i].Bytes > t[j].Bytes
@@ -602,11 +621,11 @@ func sortTotals(t []KernelTotal) {
 // kernelRow is one function with where it is.
 type kernelRow struct {
 	file string
-	img  *KernelImage
-	fn   *KernelFunction
+	img  *Image
+	fn   *Function
 }
 
-func rows(rep *KernelsReport) []kernelRow {
+func rows(rep *Report) []kernelRow {
 	var out []kernelRow
 	for fi := range rep.Files {
 		f := &rep.Files[fi]
@@ -619,7 +638,7 @@ func rows(rep *KernelsReport) []kernelRow {
 	return out
 }
 
-func res(fn *KernelFunction) codeobj.Resources { return *resOf(fn.Resources) }
+func res(fn *Function) codeobj.Resources { return *resOf(fn.Resources) }
 
 func sortRows(rs []kernelRow, by string) {
 	key := func(r kernelRow) int64 {
@@ -753,10 +772,10 @@ bytes per work-item; MAXTHR: the largest work-group (block) the kernel allows.
 "-": not recorded by the code object (unknown, not zero); "0": recorded as zero; "?": size unknown.
 `
 
-func printKernels(w io.Writer, rep *KernelsReport, opt KernelsOptions) {
+func printKernels(w io.Writer, rep *Report, opt Options) {
 	// Images: in file order, or, when there are more than --top, the
 	// unreadable ones and then the largest stored.
-	var imgs []*KernelImage
+	var imgs []*Image
 	for fi := range rep.Files {
 		for i := range rep.Files[fi].Images {
 			imgs = append(imgs, &rep.Files[fi].Images[i])
@@ -879,7 +898,7 @@ func printKernels(w io.Writer, rep *KernelsReport, opt KernelsOptions) {
 	}
 
 	// Totals.
-	tot := func(title, key string, ts []KernelTotal) {
+	tot := func(title, key string, ts []Total) {
 		var tr [][]string
 		for _, t := range ts {
 			tr = append(tr, []string{fmt.Sprint(t.Machine), fmt.Sprint(t.IR), fmt.Sprint(t.Stored), fmt.Sprint(t.Images), fmt.Sprint(t.Functions), fmt.Sprint(t.Kernels), t.Key})
@@ -911,13 +930,13 @@ func orDefault(s, d string) string {
 }
 
 // writeTreemap writes the HTML treemap atomically.
-func writeTreemap(env *Env, path string, rep *KernelsReport) error {
+func writeTreemap(env *Env, path string, rep *Report) error {
 	page, err := treemapHTML(rep)
 	if err != nil {
 		return err
 	}
 	if err := atomicfile.WriteFile(env.Path(path), env.Stdout, func(w io.Writer) error { _, err := w.Write(page); return err }); err != nil {
-		return fmt.Errorf("'%s': %s", path, errText(err))
+		return fmt.Errorf("'%s': %s", path, packager.ErrText(err))
 	}
 	return nil
 }

@@ -1,5 +1,5 @@
 //go:build !linux
 
-package packager
+package kernels
 
 func adviseRandom(b []byte) {}

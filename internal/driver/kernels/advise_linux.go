@@ -1,6 +1,6 @@
 //go:build linux
 
-package packager
+package kernels
 
 import "syscall"
 

@@ -1,4 +1,4 @@
-package packager
+package kernels
 
 import (
 	"bufio"
@@ -21,25 +21,26 @@ import (
 	"github.com/offload-kit/offload-kit/format/bundle"
 	"github.com/offload-kit/offload-kit/format/codeobj"
 	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/internal/driver/packager"
 )
 
-func runKernels(dir string, opt KernelsOptions) (string, error) {
+func runKernels(dir string, opt Options) (string, error) {
 	var out, errb bytes.Buffer
 	env := &Env{Stdout: &out, Stderr: &errb, Tool: "offload-packager", Dir: dir}
-	err := Kernels(context.Background(), env, opt)
+	err := Run(context.Background(), env, opt)
 	return out.String(), err
 }
 
 // kernelsDoc runs kernels --json (with opt's other options) and decodes
 // the document.
-func kernelsDoc(t *testing.T, dir string, opt KernelsOptions) *KernelsReport {
+func kernelsDoc(t *testing.T, dir string, opt Options) *Report {
 	t.Helper()
 	opt.JSON = true
 	out, err := runKernels(dir, opt)
 	require.NoError(t, err)
-	var rep KernelsReport
+	var rep Report
 	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
-	require.Equal(t, KernelsSchema, rep.Schema)
+	require.Equal(t, Schema, rep.Schema)
 	return &rep
 }
 
@@ -168,7 +169,7 @@ func amdgpuFacts(t *testing.T, path string) amdFacts {
 
 // checkAMDGPUImage compares one image of the kernels view with LLVM's
 // tools on the code object file holding the same bytes.
-func checkAMDGPUImage(t *testing.T, img KernelImage, path string) {
+func checkAMDGPUImage(t *testing.T, img Image, path string) {
 	t.Helper()
 	want := amdgpuFacts(t, path)
 	got := map[string]fnFact{}
@@ -232,7 +233,7 @@ func rocrandObjects(t *testing.T) (string, map[string]string) {
 // larger than what the listing decompresses, give the same functions.
 func TestKernelsRocrand(t *testing.T) {
 	d, files := rocrandObjects(t)
-	rep := kernelsDoc(t, d, KernelsOptions{Files: []string{"librocrand.so.1.1"}})
+	rep := kernelsDoc(t, d, Options{Files: []string{"librocrand.so.1.1"}})
 	require.Len(t, rep.Files, 1)
 	imgs := rep.Files[0].Images
 	var archs []string
@@ -249,7 +250,7 @@ func TestKernelsRocrand(t *testing.T) {
 
 	t.Run("bare", func(t *testing.T) {
 		for _, a := range []string{"gfx90a:xnack+", "gfx1030"} {
-			rep := kernelsDoc(t, d, KernelsOptions{Files: []string{files[a]}})
+			rep := kernelsDoc(t, d, Options{Files: []string{files[a]}})
 			require.Len(t, rep.Files[0].Images, 1, "a code object given as input is one image")
 			img := rep.Files[0].Images[0]
 			assert.Equal(t, a, img.Arch)
@@ -272,8 +273,8 @@ func TestKernelsRocrand(t *testing.T) {
 		sh(t, d, append(args, targets, "-output=big.ccob")...)
 		st, err := os.Stat(filepath.Join(d, "big.ccob"))
 		require.NoError(t, err)
-		require.Less(t, st.Size(), int64(smallCCOB), "compressed")
-		rep := kernelsDoc(t, d, KernelsOptions{Files: []string{"big.ccob"}})
+		require.Less(t, st.Size(), int64(16<<20), "compressed (the listing decodes only the header of a bundle over 16 MiB uncompressed)")
+		rep := kernelsDoc(t, d, Options{Files: []string{"big.ccob"}})
 		imgs := rep.Files[0].Images
 		require.Len(t, imgs, 8)
 		assert.Equal(t, "not a code object: functions not listed", imgs[0].Note, "the filler")
@@ -332,7 +333,7 @@ template __global__ void fill<unsigned char>(unsigned char *, int);
 	size := fa.funcs["same"].Size
 	require.NotZero(t, size)
 
-	rep := kernelsDoc(t, d, KernelsOptions{Files: []string{a, b}, Duplicates: true})
+	rep := kernelsDoc(t, d, Options{Files: []string{a, b}, Duplicates: true})
 	dup := rep.Duplicates
 	require.NotNil(t, dup)
 	require.Len(t, dup.Kernels, 2, "same() is in both, fill<char> is fill<unsigned char>")
@@ -357,7 +358,7 @@ template __global__ void fill<unsigned char>(unsigned char *, int);
 	assert.Empty(t, dup.Images)
 	assert.Zero(t, dup.ImageBytesSaved)
 
-	out, err := runKernels(d, KernelsOptions{Files: []string{a, b}, Duplicates: true})
+	out, err := runKernels(d, Options{Files: []string{a, b}, Duplicates: true})
 	require.NoError(t, err)
 	assert.Contains(t, out, "\nDUPLICATE FUNCTIONS (2, "+strconv.FormatInt(size+twinSize, 10)+" bytes saved by keeping one copy)\n")
 	assert.Regexp(t, `\n\s*`+strconv.FormatInt(size, 10)+`\s+gfx90a\s+2\s+`+strconv.FormatInt(size, 10)+`\s+same\n    copy: same  \(a.o: a.o: bundle 0 entry 1\)\n    copy: same  \(b.o: b.o: bundle 0 entry 1\)\n`, out)
@@ -366,7 +367,7 @@ template __global__ void fill<unsigned char>(unsigned char *, int);
 	// Two copies of a whole library.
 	r := linkedInto(t, rocrand, "one.so")
 	require.NoError(t, os.Symlink(rocrand, filepath.Join(r, "two.so")))
-	rep = kernelsDoc(t, r, KernelsOptions{Files: []string{"one.so", "two.so"}, Duplicates: true})
+	rep = kernelsDoc(t, r, Options{Files: []string{"one.so", "two.so"}, Duplicates: true})
 	var stored int64
 	for _, img := range rep.Files[0].Images {
 		stored += img.Size
@@ -403,7 +404,7 @@ func TestKernelsDiff(t *testing.T) {
 
 	var out bytes.Buffer
 	env := &Env{Stdout: &out, Stderr: &out, Dir: d}
-	require.NoError(t, KernelsDiff(context.Background(), env, KernelsDiffOptions{A: a, B: b, Format: "json"}))
+	require.NoError(t, Diff(context.Background(), env, DiffOptions{A: a, B: b, Format: "json"}))
 	var doc struct {
 		Schema int
 		A, B   string
@@ -450,7 +451,7 @@ func TestKernelsDiff(t *testing.T) {
 
 	// The text form lists the largest change first; --top keeps one.
 	out.Reset()
-	require.NoError(t, KernelsDiff(context.Background(), env, KernelsDiffOptions{A: a, B: b, Top: 1}))
+	require.NoError(t, Diff(context.Background(), env, DiffOptions{A: a, B: b, Top: 1}))
 	assert.Contains(t, out.String(), "--- old.o\n+++ new.o\n")
 	assert.Contains(t, out.String(), "\nCHANGES (3, top 1)\n")
 	assert.Regexp(t, `\n\s*\+`+strconv.FormatInt(got["grows"][2], 10)+`\s+changed\s+gfx90a\s+machine\s+\d+->\d+\s`, out.String())
@@ -460,10 +461,10 @@ func TestKernelsDiff(t *testing.T) {
 // are the JSON document's functions in the asked order.
 func TestKernelsTable(t *testing.T) {
 	d := linkedInto(t, rocrand, "r.so")
-	rep := kernelsDoc(t, d, KernelsOptions{Files: []string{"r.so"}})
+	rep := kernelsDoc(t, d, Options{Files: []string{"r.so"}})
 	rs := rows(rep)
 	require.Len(t, rs, 560)
-	table := func(opt KernelsOptions) []string {
+	table := func(opt Options) []string {
 		opt.Files = []string{"r.so"}
 		out, err := runKernels(d, opt)
 		require.NoError(t, err)
@@ -489,7 +490,7 @@ func TestKernelsTable(t *testing.T) {
 		{"regs", func(r kernelRow) int64 { return r.fn.Resources.VGPRs + r.fn.Resources.AGPRs }},
 		{"lds", func(r kernelRow) int64 { return r.fn.Resources.LDS }},
 	} {
-		lines := table(KernelsOptions{Sort: c.sort, Top: 5})
+		lines := table(Options{Sort: c.sort, Top: 5})
 		assert.Equal(t, "560, top 5 by "+c.sort+")", lines[0])
 		require.Len(t, lines, 7, "header and 5 rows")
 		var keys []int64
@@ -515,7 +516,7 @@ func TestKernelsTable(t *testing.T) {
 		}
 	}
 	// --sort name: ascending demangled names.
-	lines := table(KernelsOptions{Sort: "name"})
+	lines := table(Options{Sort: "name"})
 	require.Len(t, lines, 562)
 	var names []string
 	for _, r := range rs {
@@ -530,7 +531,7 @@ func TestKernelsTable(t *testing.T) {
 	for _, r := range rs {
 		fam[[2]string{arch(r.img), r.fn.Family}] += r.fn.Size
 	}
-	lines = table(KernelsOptions{Families: true, Top: 3})
+	lines = table(Options{Families: true, Top: 3})
 	assert.Equal(t, strconv.Itoa(len(fam))+", largest 3)", lines[0])
 	require.Len(t, lines, 5)
 	var top []int64
@@ -562,9 +563,9 @@ func TestKernelsTable(t *testing.T) {
 // as a kernel; a SPIR-V image in a package lists spirv-dis's entry points
 // as kernels.
 func TestKernelsOwnOutputs(t *testing.T) {
-	fx := fixtures(t)
 	d := t.TempDir()
-	copyInto(t, fx, d, "omp.o")
+	copyInto(t, "../packager/testdata", d, "omp.c")
+	sh(t, d, oracle(t, "clang"), "-c", "omp.c", "-o", "omp.o", "-fopenmp", "-fopenmp-targets=x86_64-unknown-linux-gnu")
 	// The image, as LLVM's tools extract it: the .llvm.offloading section,
 	// then the package's only image.
 	sh(t, d, oracle(t, "llvm-objcopy"), "--dump-section=.llvm.offloading=omp.pkg", "omp.o", "/dev/null")
@@ -579,7 +580,7 @@ func TestKernelsOwnOutputs(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, want)
-	rep := kernelsDoc(t, d, KernelsOptions{Files: []string{"omp.o"}})
+	rep := kernelsDoc(t, d, Options{Files: []string{"omp.o"}})
 	require.Len(t, rep.Files[0].Images, 1)
 	im := rep.Files[0].Images[0]
 	assert.Equal(t, "openmp", im.Kind)
@@ -607,7 +608,7 @@ func TestKernelsOwnOutputs(t *testing.T) {
 	require.Len(t, entries, 2)
 	functions := strings.Count(dis, "OpFunctionEnd")
 	for _, f := range []string{"spv.pkg", "k.spv"} {
-		rep := kernelsDoc(t, d, KernelsOptions{Files: []string{f}})
+		rep := kernelsDoc(t, d, Options{Files: []string{f}})
 		require.Len(t, rep.Files[0].Images, 1, f)
 		im := rep.Files[0].Images[0]
 		assert.Equal(t, "spirv", im.CodeKind, f)
@@ -639,7 +640,7 @@ func TestKernelsCompressedImages(t *testing.T) {
 	copyInto(t, nestedTestdata, d, "elf_ptx_zstd.fatbin", "saxpy.fatbin")
 	copyInto(t, "../../../format/codeobj/testdata/cuda13", d, "kernels-sm90-nvcc13.fatbin")
 	copyInto(t, "../../../format/codeobj/testdata", d, "kern-gfx90a-clang22.co")
-	rep := kernelsDoc(t, d, KernelsOptions{Files: []string{"elf_ptx_zstd.fatbin", "saxpy.fatbin"}, Duplicates: true})
+	rep := kernelsDoc(t, d, Options{Files: []string{"elf_ptx_zstd.fatbin", "saxpy.fatbin"}, Duplicates: true})
 	z, plain := rep.Files[0].Images, rep.Files[1].Images
 	require.Len(t, z, 2)
 	require.Len(t, plain, 1)
@@ -654,7 +655,7 @@ func TestKernelsCompressedImages(t *testing.T) {
 	assert.Equal(t, kernelNames(z[0]), kernelNames(z[1]), "the PTX has the cubin's kernel")
 	assert.Equal(t, []string{"_Z5saxpyifPKfPf"}, kernelNames(z[1]))
 
-	rep = kernelsDoc(t, d, KernelsOptions{Files: []string{"kernels-sm90-nvcc13.fatbin"}})
+	rep = kernelsDoc(t, d, Options{Files: []string{"kernels-sm90-nvcc13.fatbin"}})
 	imgs := rep.Files[0].Images
 	require.Len(t, imgs, 2)
 	require.Equal(t, "ptx", imgs[0].CodeKind)
@@ -672,7 +673,7 @@ func TestKernelsCompressedImages(t *testing.T) {
 			Strings: []offload.KV{{Key: "triple", Value: "amdgcn-amd-amdhsa"}, {Key: "arch", Value: "gfx90a"}}}}, codec, 0)
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(d, codec+".pkg"), pkg, 0o644))
-		rep := kernelsDoc(t, d, KernelsOptions{Files: []string{codec + ".pkg"}})
+		rep := kernelsDoc(t, d, Options{Files: []string{codec + ".pkg"}})
 		require.Len(t, rep.Files[0].Images, 1, codec)
 		img := rep.Files[0].Images[0]
 		assert.Equal(t, int64(len(co)), img.Uncompressed, codec)
@@ -685,7 +686,7 @@ func TestKernelsCompressedImages(t *testing.T) {
 	}
 }
 
-func kernelNames(img KernelImage) []string {
+func kernelNames(img Image) []string {
 	var k []string
 	for _, fn := range img.Functions {
 		if fn.Kernel {
@@ -699,7 +700,7 @@ func kernelNames(img KernelImage) []string {
 // TestKernelsDecodeLimits: a compressed image that says it decodes to
 // more than maxDecoded is an error on that image, decoded by nobody.
 func TestKernelsDecodeLimits(t *testing.T) {
-	_, err := zstdDecode(nil, []byte{0x28, 0xb5, 0x2f, 0xfd}, maxDecoded+1)
+	_, err := packager.DecodeZstd(nil, []byte{0x28, 0xb5, 0x2f, 0xfd}, maxDecoded+1)
 	assert.ErrorContains(t, err, "over the 1073741824-byte limit")
 	fs := &fatbinSource{}
 	_, err = fs.decoder(0)()
@@ -707,7 +708,7 @@ func TestKernelsDecodeLimits(t *testing.T) {
 }
 
 // TestKernelsJSONMatchesDoc: docs/kernels-json.md's examples are the
-// output (jsondoc_test.go's mechanism): kernels --json --duplicates over
+// output (the packager's jsondoc_test.go mechanism): kernels --json --duplicates over
 // inputs that between them have every field (AMDGPU kernels with AGPRs,
 // SGPR and VGPR spills; a cubin's resources; a zstd fatbin entry; an
 // image that is not a code object and one that is damaged; a missing
@@ -738,7 +739,7 @@ func TestKernelsJSONMatchesDoc(t *testing.T) {
 	pkg = offload.AppendBinary(pkg, &offload.Image{ImageKind: format.ImgObject, OffloadKind: format.OfkHIP, Strings: strs, Image: co[:300]})
 	require.NoError(t, os.WriteFile(filepath.Join(d, "odd.pkg"), pkg, 0o644))
 
-	out, err := runKernels(d, KernelsOptions{JSON: true, Duplicates: true,
+	out, err := runKernels(d, Options{JSON: true, Duplicates: true,
 		Files: []string{a, b, "kernels-sm90-nvcc13.cubin", "copy.cubin", "kern-gfx90a-clang22.co", "elf_ptx_zstd.fatbin", "odd.pkg", "missing.o"}})
 	require.Error(t, err, "missing.o")
 	var real any
@@ -762,14 +763,14 @@ func TestKernelsJSONMatchesDoc(t *testing.T) {
 	shapeWith(doc, "", want, noFold)
 	for _, pair := range [][2]string{{a, b}, {a, c}} {
 		var buf bytes.Buffer
-		err := KernelsDiff(context.Background(), &Env{Stdout: &buf, Stderr: &buf, Dir: d}, KernelsDiffOptions{A: pair[0], B: pair[1], Format: "json", FailOn: "size+0,sgprs>90"})
+		err := Diff(context.Background(), &Env{Stdout: &buf, Stderr: &buf, Dir: d}, DiffOptions{A: pair[0], B: pair[1], Format: "json", FailOn: "size+0,sgprs>90"})
 		require.Error(t, err, "over budget")
 		require.NoError(t, json.Unmarshal(buf.Bytes(), &real), buf.String())
 		shapeWith(real, "", got, noFold)
 	}
 	assertShapes(t, "docs/kernels-json.md (diff)", want, got)
 	assert.Contains(t, string(docJSONBlock(t, docPath, 0)), `"schema": 2,`)
-	assert.Equal(t, 2, KernelsSchema)
+	assert.Equal(t, 2, Schema)
 }
 
 // TestKernelsFamilies: a family is the demangled name without template
@@ -808,10 +809,10 @@ func FuzzCCOBEntries(f *testing.F) {
 		if h, err := bundle.ParseHeader(blob); err == nil && h.UncompressedSize > 1<<20 {
 			return // real, but slow to fuzz: the limits are tested apart
 		}
-		imgs := []*KernelImage{{}, {}}
-		cj := &ccobJob{blob: blob, want: map[int]*KernelImage{0: imgs[0], 1: imgs[1]}}
-		parsed := map[*KernelImage]int{}
-		cj.run(false, func(img *KernelImage, data []byte) {
+		imgs := []*Image{{}, {}}
+		cj := &ccobJob{blob: blob, want: map[int]*Image{0: imgs[0], 1: imgs[1]}}
+		parsed := map[*Image]int{}
+		cj.run(false, func(img *Image, data []byte) {
 			parsed[img]++
 			parseImage(img, data, true, &nameCache{m: map[string][2]string{}})
 		})
@@ -834,14 +835,14 @@ func TestKernelsImageErrorExitStatus(t *testing.T) {
 	// Entry 0's header is at 0x10; its uncompressed size at +0x38.
 	binary.LittleEndian.PutUint64(data[0x10+0x38:], 2<<30)
 	require.NoError(t, os.WriteFile(filepath.Join(d, "big.fatbin"), data, 0o644))
-	out, err := runKernels(d, KernelsOptions{Files: []string{"big.fatbin"}})
+	out, err := runKernels(d, Options{Files: []string{"big.fatbin"}})
 	require.Error(t, err)
 	assert.Equal(t, "big.fatbin: fatbin 0 entry 0: zstd entry decodes to 2147483648 bytes, over the 1073741824-byte limit for listing functions (exceeds limit) at offset 0x10", err.Error())
 	assert.Contains(t, out, "big.fatbin: fatbin 0 entry 0 error: zstd entry decodes to 2147483648 bytes")
 	assert.Contains(t, out, "\nFUNCTIONS (2)\n", "the PTX entry's functions are listed")
-	out, err = runKernels(d, KernelsOptions{Files: []string{"big.fatbin"}, JSON: true})
+	out, err = runKernels(d, Options{Files: []string{"big.fatbin"}, JSON: true})
 	require.Error(t, err)
-	var rep KernelsReport
+	var rep Report
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	assert.Contains(t, rep.Files[0].Images[0].Error, "over the 1073741824-byte limit")
 }
@@ -867,7 +868,7 @@ template G void scale<double>(double *, double);
 		sizes = append(sizes, 4*n)
 	}
 	require.Len(t, sizes, 3)
-	rep := kernelsDoc(t, d, KernelsOptions{Files: []string{"k.bc"}})
+	rep := kernelsDoc(t, d, Options{Files: []string{"k.bc"}})
 	require.Len(t, rep.Files[0].Images, 1)
 	img := rep.Files[0].Images[0]
 	assert.Equal(t, "bitcode", img.CodeKind)
