@@ -46,10 +46,13 @@ build:
 test: deps build unit fuzz
 
 # Every test, no skips allowed for missing tools (make deps installs them);
-# ends with "N passed, N failed, N skipped".
+# ends with "N passed, N failed, N skipped". bench/ is a module of its own
+# (go.mod there): its packages are vetted and tested beside the product's.
 unit:
 	$(GO) vet ./...
-	set -o pipefail; $(GO) test -json -count=1 -timeout 30m ./... | $(GO) run ./scripts/testsummary
+	$(GO) vet -C bench ./...
+	set -o pipefail; { $(GO) test -json -count=1 -timeout 30m ./...; s=$$?; \
+	  $(GO) test -C bench -json -count=1 -timeout 30m ./... || s=$$?; exit $$s; } | $(GO) run ./scripts/testsummary
 
 # Every fuzz target runs briefly; crashers land in testdata/fuzz and fail the run.
 fuzz:
@@ -65,7 +68,7 @@ fuzz-long:
 # the parent commit (about 4 more minutes); COMPARE= turns it off.
 COMPARE ?= HEAD~1
 bench: deps build
-	$(GO) build -o $(BIN)/bench-harness ./bench
+	$(GO) build -C bench -o $(BIN)/bench-harness .
 	$(BIN)/bench-harness -bin $(BIN) -llvm $(LLVM) $(if $(COMPARE),-compare $(COMPARE)) -out docs/performance.md
 
 demo: deps build

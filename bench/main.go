@@ -2,10 +2,13 @@
 // replace, in one run: wall time and peak RSS (median of -runs runs each),
 // ratios, and each issue's target, checked; then the scaling curves of
 // issue 7 (payload size, object count, kernel count), plotted as PNGs next
-// to the report. It rewrites docs/performance.md.
+// to the report. It rewrites docs/performance.md. bench/ is a module of
+// its own (its plotting library is no dependency of the tools); from the
+// repository's root, as make bench does:
 //
-//	go run ./bench -bin ./bin -llvm /usr/lib/llvm-22/bin -compare HEAD~1 -out docs/performance.md
-//	go run ./bench -quick -only bundle        # small sizes, a subset
+//	go build -C bench -o ../bin/bench-harness .
+//	bin/bench-harness -bin ./bin -llvm /usr/lib/llvm-22/bin -compare HEAD~1 -out docs/performance.md
+//	bin/bench-harness -quick -only bundle        # small sizes, a subset
 //
 // Inputs are generated deterministically in -work (default: a temporary
 // directory) and removed afterwards. A tool that fails is reported as a

@@ -5,7 +5,7 @@
 // over 50 translation units; the module of sycl.md §4.7). Every output
 // module is written in both cases.
 //
-//	go run ./bench/split -n 1000,4000 [-upstream] [-llvm /usr/lib/llvm-22/bin]
+//	go run -C bench ./split -n 1000,4000 [-upstream] [-llvm /usr/lib/llvm-22/bin]
 //
 // Each measurement of ours runs in a child process (this program with
 // -child), so its peak RSS is that of the split alone.
