@@ -682,9 +682,17 @@ func check(t target, ours, ref measurement, notes []string) (bool, []string) {
 	return ok, notes
 }
 
+// shorten is argv as the report prints it: long lists cut, the scratch
+// and bin directories shortened, and an environment setting that extends
+// PATH (env PATH=<dir>:<the harness's PATH>) with the machine's own PATH
+// written as $PATH.
 func (c *config) shorten(argv []string) string {
 	var parts []string
+	path := os.Getenv("PATH")
 	for i, a := range argv {
+		if rest, ok := strings.CutPrefix(a, "PATH="); ok && path != "" && strings.HasSuffix(rest, ":"+path) {
+			a = "PATH=" + strings.TrimSuffix(rest, path) + "$PATH"
+		}
 		if i == 20 && len(argv) > 24 {
 			parts = append(parts, fmt.Sprintf("… (%d more arguments)", len(argv)-21))
 			parts = append(parts, argv[len(argv)-1])
