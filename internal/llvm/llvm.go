@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"unsafe"
@@ -207,7 +208,7 @@ func (l *Lib) ParseCommandLineOptions(args []string) error {
 		}
 		argv = append(argv, nil)
 		l.parseCommandLineOptions(int32(len(args)+1), &argv[0], "")
-		_ = keep
+		runtime.KeepAlive(keep) // argv points into keep's strings: they must outlive the call
 	})
 	if !done {
 		return errors.New("llvm: command-line options are already set in this process")

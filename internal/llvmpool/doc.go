@@ -7,9 +7,14 @@
 // and serves requests (link or read modules, assemble textual IR to
 // bitcode, generate code) over its standard input and output in
 // length-prefixed frames (proto.go), each request in a fresh LLVMContext
-// so that memory does not grow with the number of requests. Outputs that
-// the tool keeps are returned over the pipe and written by the tool, so a
-// helper that dies never leaves a partial output. With libLLVM 22 a
+// so that memory does not grow with the number of requests. Assembled
+// bitcode and generated code come back over the pipe and the tool writes
+// them; a link request (llvm-link, llvm-dis: LinkRequest) is the
+// exception: the helper itself writes the textual IR and bitcode files it
+// names, which the drivers point at temporaries of their work directory
+// (or, under --save-temps, the kept intermediate), never at a final
+// output, so a helper that dies leaves at most a partial temporary behind
+// a failed run. With libLLVM 22 a
 // helper generates each SPIR-V module on a fresh thread with a glibc
 // arena of its own, and retires after 64 (spirv.go says why). Helpers
 // run with GOMAXPROCS=1, load libLLVM with RTLD_DEEPBIND, and exit by
