@@ -13,7 +13,7 @@ const (
 	ImgFatbinary ImageKind = 4
 	ImgPTX       ImageKind = 5
 	ImgSPIRV     ImageKind = 6
-	ImgLast      ImageKind = 7
+	imgLast      ImageKind = 7 // LLVM's IMG_LAST: one past the kinds it defines
 )
 
 // Name tables of ImageKind (see internal/enumname).
@@ -65,7 +65,7 @@ const (
 	OfkCuda   OffloadKind = 2
 	OfkHIP    OffloadKind = 4
 	OfkSYCL   OffloadKind = 8
-	OfkLast   OffloadKind = 16
+	ofkLast   OffloadKind = 16 // LLVM's OFK_LAST: one past the bits it defines
 )
 
 // offloadKindNames serves LLVM's getOffloadKind and getOffloadKindName.

@@ -16,7 +16,7 @@ func TestImageKindNames(t *testing.T) {
 		{ImgFatbinary, "fatbinary", "fatbin", "fatbinary"},
 		{ImgPTX, "ptx", "s", "ptx"},
 		{ImgSPIRV, "spirv", "", "<none>"},
-		{ImgLast, "ImageKind(7)", "", "<none>"},
+		{imgLast, "ImageKind(7)", "", "<none>"},
 		{0xffff, "ImageKind(65535)", "", "<none>"},
 	} {
 		if got := tt.k.String(); got != tt.str {
@@ -42,7 +42,7 @@ func TestImageKindNames(t *testing.T) {
 func TestOffloadKindNames(t *testing.T) {
 	for k, want := range map[OffloadKind]string{
 		OfkNone: "none", OfkOpenMP: "openmp", OfkCuda: "cuda", OfkHIP: "hip", OfkSYCL: "sycl",
-		3: "none", 5: "none", OfkLast: "none", 0xffff: "none",
+		3: "none", 5: "none", ofkLast: "none", 0xffff: "none",
 	} {
 		if got := k.String(); got != want {
 			t.Errorf("OffloadKind(%d).String() = %q, want %q", k, got, want)

@@ -151,10 +151,10 @@ func Parse(buf []byte) ([]*File, error) {
 // follows it.
 func ParseFile(buf []byte) (*File, error) { return parseOne(buf, 0) }
 
-// Open reads the named file and parses it; errors carry the file name.
+// open reads the named file and parses it; errors carry the file name.
 // (To parse a large file without copying it, map it with
 // internal/mmapfile and call Parse on the mapping.)
-func Open(name string) ([]*File, error) {
+func open(name string) ([]*File, error) {
 	data, err := os.ReadFile(name)
 	if err != nil {
 		return nil, err

@@ -507,10 +507,10 @@ func TestPTXVersion(t *testing.T) {
 }
 
 func TestOpen(t *testing.T) {
-	files, err := Open(filepath.Join("testdata", "saxpy.fatbin"))
+	files, err := open(filepath.Join("testdata", "saxpy.fatbin"))
 	require.NoError(t, err)
 	assert.Len(t, files, 1)
-	_, err = Open(filepath.Join("testdata", "saxpy.ptx"))
+	_, err = open(filepath.Join("testdata", "saxpy.ptx"))
 	assert.ErrorIs(t, err, format.ErrMagic)
 	assert.Contains(t, err.Error(), "saxpy.ptx: ")
 }
