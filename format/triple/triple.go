@@ -144,6 +144,60 @@ func (t Triple) IsAMDHSA() bool { return t.OS == "amdhsa" }
 // IsNVPTX reports whether the architecture is nvptx or nvptx64.
 func (t Triple) IsNVPTX() bool { return t.Arch == "nvptx" || t.Arch == "nvptx64" }
 
+// IsSPIRV is Triple::isSPIRV: spirv, spirv32 or spirv64 (not spir and
+// spir64, which are SPIR, LLVM IR for OpenCL).
+func (t Triple) IsSPIRV() bool {
+	return t.Arch == "spirv" || t.Arch == "spirv32" || t.Arch == "spirv64"
+}
+
+// IsGPU reports an AMDGPU, NVPTX or SPIR-V architecture: the device
+// targets clang-linker-wrapper links as GPU code, where any other known
+// architecture is CPU offloading (it links a shared object against the
+// host's libraries and is named by -march=native in LLVM 16 to 19).
+func (t Triple) IsGPU() bool { return t.IsAMDGPU() || t.IsNVPTX() || t.IsSPIRV() }
+
+// KnownArch reports whether the architecture is one LLVM knows
+// (getArch() != UnknownArch). clang-linker-wrapper takes the text before
+// the first '=' of --device-linker and --device-compiler values as a
+// triple exactly when it does.
+func (t Triple) KnownArch() bool { return t.Arch != "" }
+
+// PointerBitWidth is Triple::getArchPointerBitWidth: 16, 32 or 64, and 0
+// for an unknown architecture.
+func (t Triple) PointerBitWidth() int { return pointerBits[t.Arch] }
+
+// Is64Bit is Triple::isArch64Bit (false for an unknown architecture).
+func (t Triple) Is64Bit() bool { return t.PointerBitWidth() == 64 }
+
+// IsOSWindows is Triple::isOSWindows: the OS is windows (spelled "win32"
+// or "windows..." in the OS position).
+func (t Triple) IsOSWindows() bool { return t.OS == "windows" }
+
+// IsWindowsMSVC is Triple::isWindowsMSVCEnvironment: a Windows OS whose
+// environment is msvc or unknown.
+func (t Triple) IsWindowsMSVC() bool {
+	return t.OS == "windows" && (t.Environment == "" || t.Environment == "msvc")
+}
+
+// pointerBits is getArchPointerBitWidth in 22.1.8, by LLVM's architecture
+// type names (i386 is Triple::x86, powerpc64 ppc64, s390x systemz).
+var pointerBits = func() map[ArchType]int {
+	m := map[ArchType]int{}
+	for bits, names := range map[int]string{
+		16: "avr msp430",
+		32: "aarch64_32 amdil arc arm armeb csky dxil hexagon hsail kalimba lanai loongarch32 m68k mips mipsel " +
+			"nvptx powerpc powerpcle r600 renderscript32 riscv32 riscv32be shave sparc sparcel spir spirv32 tce " +
+			"tcele thumb thumbeb wasm32 i386 xcore xtensa",
+		64: "aarch64 aarch64_be amdgcn amdil64 bpfeb bpfel hsail64 loongarch64 mips64 mips64el nvptx64 powerpc64 " +
+			"powerpc64le renderscript64 riscv64 riscv64be sparcv9 spirv spir64 spirv64 s390x ve wasm64 x86_64",
+	} {
+		for _, n := range strings.Fields(names) {
+			m[ArchType(n)] = bits
+		}
+	}
+	return m
+}()
+
 // IsDarwin is Triple::isOSDarwin.
 func (t Triple) IsDarwin() bool {
 	switch t.OS {

@@ -242,3 +242,111 @@ func FuzzNormalize(f *testing.F) {
 		}
 	})
 }
+
+// TestArchQueries: for each architecture LLVM 22.1.8 parses (one or more
+// spellings each, as llvm/lib/TargetParser/Triple.cpp's parseArch maps
+// them), the architecture type, getArchPointerBitWidth, isGPU-style
+// classification (isAMDGPU || isNVPTX || isSPIRV) and the default object
+// format.
+func TestArchQueries(t *testing.T) {
+	for _, tc := range []struct {
+		spell  string
+		arch   ArchType
+		bits   int
+		gpu    bool
+		objfmt ObjectFormatType
+	}{
+		{"x86_64", "x86_64", 64, false, "elf"}, {"amd64", "x86_64", 64, false, "elf"}, {"x86_64h", "x86_64", 64, false, "elf"},
+		{"i386", "i386", 32, false, "elf"}, {"i686", "i386", 32, false, "elf"}, {"i986", "i386", 32, false, "elf"},
+		{"aarch64", "aarch64", 64, false, "elf"}, {"arm64", "aarch64", 64, false, "elf"}, {"arm64e", "aarch64", 64, false, "elf"},
+		{"arm64ec", "aarch64", 64, false, "elf"}, {"aarch64_lfi", "aarch64", 64, false, "elf"},
+		{"aarch64_be", "aarch64_be", 64, false, "elf"}, {"aarch64_32", "aarch64_32", 32, false, "elf"}, {"arm64_32", "aarch64_32", 32, false, "elf"},
+		{"arm", "arm", 32, false, "elf"}, {"armv7a", "arm", 32, false, "elf"}, {"armv8.1m.main", "arm", 32, false, "elf"}, {"thumbv6m", "thumb", 32, false, "elf"}, {"armv6m", "thumb", 32, false, "elf"},
+		{"armeb", "armeb", 32, false, "elf"}, {"thumbv7em", "thumb", 32, false, "elf"}, {"thumbeb", "thumbeb", 32, false, "elf"},
+		{"xscale", "arm", 32, false, "elf"},
+		{"powerpc", "powerpc", 32, false, "elf"}, {"ppc", "powerpc", 32, false, "elf"}, {"powerpcle", "powerpcle", 32, false, "elf"},
+		{"ppc64", "powerpc64", 64, false, "elf"}, {"ppu", "powerpc64", 64, false, "elf"}, {"ppc64le", "powerpc64le", 64, false, "elf"},
+		{"s390x", "s390x", 64, false, "elf"}, {"systemz", "s390x", 64, false, "elf"},
+		{"sparc", "sparc", 32, false, "elf"}, {"sparcel", "sparcel", 32, false, "elf"}, {"sparc64", "sparcv9", 64, false, "elf"},
+		{"mips", "mips", 32, false, "elf"}, {"mipsel", "mipsel", 32, false, "elf"}, {"mips64", "mips64", 64, false, "elf"},
+		{"mipsisa64r6el", "mips64el", 64, false, "elf"}, {"mipsn32", "mips64", 64, false, "elf"},
+		{"riscv32", "riscv32", 32, false, "elf"}, {"riscv64", "riscv64", 64, false, "elf"},
+		{"riscv32be", "riscv32be", 32, false, "elf"}, {"riscv64be", "riscv64be", 64, false, "elf"},
+		{"loongarch32", "loongarch32", 32, false, "elf"}, {"loongarch64", "loongarch64", 64, false, "elf"},
+		{"wasm32", "wasm32", 32, false, "wasm"}, {"wasm64", "wasm64", 64, false, "wasm"},
+		{"bpf", "bpfel", 64, false, "elf"}, {"bpfeb", "bpfeb", 64, false, "elf"},
+		{"hexagon", "hexagon", 32, false, "elf"}, {"ve", "ve", 64, false, "elf"}, {"csky", "csky", 32, false, "elf"},
+		{"m68k", "m68k", 32, false, "elf"}, {"xtensa", "xtensa", 32, false, "elf"}, {"arc", "arc", 32, false, "elf"},
+		{"avr", "avr", 16, false, "elf"}, {"msp430", "msp430", 16, false, "elf"}, {"lanai", "lanai", 32, false, "elf"},
+		{"xcore", "xcore", 32, false, "elf"}, {"kalimba5", "kalimba", 32, false, "elf"}, {"shave", "shave", 32, false, "elf"},
+		{"tce", "tce", 32, false, "elf"}, {"tcele", "tcele", 32, false, "elf"},
+		{"renderscript32", "renderscript32", 32, false, "elf"}, {"renderscript64", "renderscript64", 64, false, "elf"},
+		{"amdil", "amdil", 32, false, "elf"}, {"amdil64", "amdil64", 64, false, "elf"},
+		{"hsail", "hsail", 32, false, "elf"}, {"hsail64", "hsail64", 64, false, "elf"},
+		{"dxil", "dxil", 32, false, "dxcontainer"}, {"dxilv1.3", "dxil", 32, false, "dxcontainer"},
+		// SPIR is LLVM IR for OpenCL, not SPIR-V: a CPU-style target to
+		// the wrapper, however a SYCL toolchain uses it.
+		{"spir", "spir", 32, false, "elf"}, {"spir64", "spir64", 64, false, "elf"},
+		{"spirv", "spirv", 64, true, "spirv"}, {"spirv1.6", "spirv", 64, true, "spirv"},
+		{"spirv32", "spirv32", 32, true, "spirv"}, {"spirv64", "spirv64", 64, true, "spirv"}, {"spirv64v1.2", "spirv64", 64, true, "spirv"},
+		{"nvptx", "nvptx", 32, true, "elf"}, {"nvptx64", "nvptx64", 64, true, "elf"},
+		{"amdgcn", "amdgcn", 64, true, "elf"}, {"r600", "r600", 32, true, "elf"},
+		// not architectures in 22.1.8
+		{"x86", "", 0, false, "elf"}, {"spirv1.2", "", 0, false, "elf"}, {"spir64_gen", "", 0, false, "elf"},
+		{"gfx90a", "", 0, false, "elf"}, {"", "", 0, false, "elf"}, {"-x", "", 0, false, "elf"}, {"X86_64", "", 0, false, "elf"},
+	} {
+		tr := Parse(tc.spell + "-unknown-linux")
+		if tc.objfmt != "elf" || tc.arch == "" {
+			tr = Parse(tc.spell + "-unknown-unknown")
+		}
+		assert.Equal(t, tc.arch, tr.Arch, tc.spell)
+		assert.Equal(t, tc.arch != "", tr.KnownArch(), tc.spell)
+		assert.Equal(t, tc.bits, tr.PointerBitWidth(), tc.spell)
+		assert.Equal(t, tc.bits == 64, tr.Is64Bit(), tc.spell)
+		assert.Equal(t, tc.gpu, tr.IsGPU(), tc.spell)
+		assert.Equal(t, tc.objfmt, tr.ObjectFormat, tc.spell)
+	}
+	// every architecture the parser can produce has a pointer width
+	for _, a := range exactArches {
+		assert.NotZero(t, Triple{Arch: a}.PointerBitWidth(), a)
+	}
+}
+
+// TestPointerWidthLikeClang: for the architectures clang-22 has a target
+// for, Is64Bit agrees with the __SIZEOF_POINTER__ clang predefines.
+func TestPointerWidthLikeClang(t *testing.T) {
+	clang := llvmtools.Tool(t, "clang-22")
+	for _, s := range []string{"x86_64-unknown-linux-gnu", "i686-unknown-linux-gnu", "aarch64-unknown-linux-gnu",
+		"armv7a-unknown-linux-gnueabihf", "powerpc64le-unknown-linux-gnu", "s390x-unknown-linux-gnu",
+		"riscv32-unknown-elf", "riscv64-unknown-linux-gnu", "loongarch64-unknown-linux-gnu", "wasm32-unknown-unknown",
+		"wasm64-unknown-unknown", "nvptx64-nvidia-cuda", "amdgcn-amd-amdhsa",
+		"spir-unknown-unknown", "spir64-unknown-unknown", "spirv32-unknown-unknown", "spirv64-unknown-unknown",
+		"mips-unknown-linux-gnu", "mips64el-unknown-linux-gnuabi64", "sparcv9-unknown-linux-gnu", "hexagon-unknown-elf"} {
+		out, err := exec.Command(clang, "-target", s, "-x", "c", "-E", "-dM", os.DevNull).Output()
+		require.NoError(t, err, s)
+		m := regexp.MustCompile(`#define __SIZEOF_POINTER__ (\d+)`).FindSubmatch(out)
+		require.NotNil(t, m, s)
+		assert.Equal(t, string(m[1]) == "8", Parse(s).Is64Bit(), s)
+	}
+}
+
+// TestOSQueries: Windows and its MSVC environment, as llvm::Triple reads
+// them (no normalisation: "x86_64-windows-msvc" has vendor "windows").
+func TestOSQueries(t *testing.T) {
+	for s, want := range map[string][2]bool{
+		"x86_64-pc-windows-msvc":    {true, true},
+		"x86_64-pc-windows":         {true, true},
+		"x86_64-pc-win32":           {true, true},
+		"x86_64-w64-windows-gnu":    {true, false},
+		"x86_64-pc-windows-itanium": {true, false},
+		"x86_64-pc-windows-cygnus":  {true, false},
+		"x86_64-w64-mingw32":        {false, false},
+		"x86_64-windows-msvc":       {false, false},
+		"x86_64-unknown-linux-gnu":  {false, false},
+	} {
+		tr := Parse(s)
+		assert.Equal(t, want[0], tr.IsOSWindows(), s)
+		assert.Equal(t, want[1], tr.IsWindowsMSVC(), s)
+	}
+	assert.True(t, Parse(Normalize("x86_64-w64-mingw32", Any)).IsOSWindows())
+}

@@ -12,9 +12,9 @@ package wrap
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/format/triple"
 	"github.com/offload-kit/offload-kit/internal/objw"
 	"github.com/offload-kit/offload-kit/internal/release"
 )
@@ -181,34 +181,26 @@ func newCOFFModule(bounds bool) *module {
 }
 
 // checkTriple returns the object machine for the host triples this package
-// can emit code for, and whether the object is COFF.
-func checkTriple(triple string) (machine uint16, coff bool, err error) {
-	if triple == "" {
+// can emit code for, and whether the object is COFF. The triple is read as
+// clang would pass it, normalised (so mingw32 and cygwin are Windows GNU and
+// Cygwin, win32 and a bare "windows" Windows MSVC), and decided by its
+// architecture and object format: x86_64 and aarch64 ELF, and x86_64 COFF
+// in the MSVC environment.
+func checkTriple(s string) (machine uint16, coff bool, err error) {
+	if s == "" {
 		return 0, false, fmt.Errorf("wrap: no host triple: %w", format.ErrUnsupported)
 	}
-	arch, _, _ := strings.Cut(triple, "-")
-	has := func(subs ...string) bool {
-		for _, s := range subs {
-			if strings.Contains(triple, s) {
-				return true
-			}
-		}
-		return false
-	}
-	x86 := arch == "x86_64" || arch == "amd64"
+	t := triple.Parse(triple.Normalize(s, triple.Any))
 	switch {
-	case has("mingw", "cygwin", "windows-gnu", "windows-itanium", "darwin", "apple", "macos", "ios"):
-	case has("windows", "win32"):
-		if x86 {
-			return objw.IMAGE_FILE_MACHINE_AMD64, true, nil
-		}
-	case x86:
+	case t.ObjectFormat == "coff" && t.Arch == "x86_64" && t.IsWindowsMSVC():
+		return objw.IMAGE_FILE_MACHINE_AMD64, true, nil
+	case t.ObjectFormat == "elf" && t.Arch == "x86_64":
 		return objw.EM_X86_64, false, nil
-	case arch == "aarch64" || arch == "arm64":
+	case t.ObjectFormat == "elf" && t.Arch == "aarch64":
 		return objw.EM_AARCH64, false, nil
 	}
 	return 0, false, fmt.Errorf("wrap: host triple %q: %w (implemented: x86_64 and aarch64 ELF, x86_64 Windows MSVC COFF)",
-		triple, format.ErrUnsupported)
+		s, format.ErrUnsupported)
 }
 
 // dataRelRO adds the section for constant data with relocated pointers:

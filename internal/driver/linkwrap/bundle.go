@@ -12,6 +12,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/bundle"
+	"github.com/offload-kit/offload-kit/format/triple"
 	"github.com/offload-kit/offload-kit/internal/release"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/workdir"
@@ -96,7 +97,7 @@ func (d *driver) cudaFatbin(ctx context.Context, imgs []linkedImage) (string, []
 		return "", nil, err
 	}
 	bits := "-64"
-	if !is64Bit(d.host) {
+	if !triple.Parse(d.host).Is64Bit() { // LLVM's fatbinary step asks Triple::isArch64Bit of the host
 		bits = "-32"
 	}
 	args := []string{tool, bits, "--create", out}
@@ -111,14 +112,6 @@ func (d *driver) cudaFatbin(ctx context.Context, imgs []linkedImage) (string, []
 	}
 	data, err := os.ReadFile(out)
 	return out, data, err
-}
-
-func is64Bit(triple string) bool {
-	switch tripleArch(triple) {
-	case "i386", "i486", "i586", "i686", "x86", "arm", "armeb", "thumb", "ppc", "powerpc", "mips", "mipsel", "nvptx", "spirv32", "riscv32", "wasm32", "sparc", "loongarch32":
-		return false
-	}
-	return true
 }
 
 // hipBundleIDs are the entry IDs of the HIP fat binary as the release's

@@ -15,6 +15,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/elfembed"
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/format/triple"
 	"github.com/offload-kit/offload-kit/internal/hostlink"
 )
 
@@ -30,8 +31,9 @@ func (d *driver) msvcLink() bool {
 	case "ld", "ld.lld", "ld.bfd", "ld.gold", "ld.mold", "mold", "lld", "ld64.lld", "wasm-ld":
 		return false
 	}
-	h := d.host
-	return isCOFFTriple(h) && !strings.Contains(h, "-gnu") && !strings.Contains(h, "cygnus") && !strings.Contains(h, "itanium")
+	// The host triple as clang would read it (win32 and a bare "windows"
+	// are Windows MSVC; mingw32, cygwin, -gnu and -itanium are not).
+	return triple.Parse(triple.Normalize(d.host, triple.Any)).IsWindowsMSVC()
 }
 
 // msvcSearchDirs is lld-link's search path after the current directory:

@@ -26,7 +26,7 @@ func isCUDAELF(b []byte) bool {
 // toolkit alone: every input is PTX or a relocatable cubin (bitcode needs
 // clang's LTO).
 func nativeCUDA(g *group) bool {
-	if !isNVPTX(g.key.triple) || len(g.inputs) == 0 {
+	if !g.key.target().IsNVPTX() || len(g.inputs) == 0 {
 		return false
 	}
 	for _, in := range g.inputs {
@@ -54,7 +54,7 @@ func (d *driver) cudaJob(ctx context.Context, g *group, img string) (*linkJob, e
 		return nil, err
 	}
 	bits := "-m64"
-	if tripleArch(g.key.triple) == "nvptx" {
+	if !g.key.target().Is64Bit() {
 		bits = "-m32"
 	}
 	arch := g.key.arch

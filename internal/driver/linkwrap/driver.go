@@ -22,6 +22,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/format/triple"
 	"github.com/offload-kit/offload-kit/internal/binio"
 	"github.com/offload-kit/offload-kit/internal/cache"
 	"github.com/offload-kit/offload-kit/internal/driverenv"
@@ -304,7 +305,7 @@ func (d *driver) extract(gs *groups) error {
 			// LLVM 22 names every extracted image .o (bitcode too). The
 			// native CUDA path needs ptxas/nvlink-friendly names.
 			ext := "o"
-			if isNVPTX(in.bin.Triple()) {
+			if triple.Parse(in.bin.Triple()).IsNVPTX() {
 				if in.bin.ImageKind == format.ImgPTX {
 					ext = "s"
 				} else if isCUDAELF(in.bin.Image) || in.bin.ImageKind == format.ImgCubin {
@@ -356,27 +357,22 @@ func writeImage(name string, in *devInput) error {
 	return workdir.WriteNew(name, img)
 }
 
-// checkSupported is LLVM 22's "<arch> linking is not supported", naming
-// the input files that carried the images (and quoting an odd arch).
+// checkSupported is LLVM 22's "<arch> linking is not supported" (its
+// linkDevice switches on the parsed architecture and names the triple's
+// first component), naming the input files that carried the images (and
+// quoting an odd arch).
 func checkSupported(g *group) error {
-	if supportedDevice(g.key.triple) {
+	t := g.key.target()
+	switch t.Arch {
+	case "nvptx", "nvptx64", "amdgcn", "i386", "x86_64", "aarch64", "aarch64_be", "powerpc64", "powerpc64le",
+		"spirv64", "s390x", "loongarch64":
 		return nil
 	}
-	a := tripleArch(g.key.triple)
+	a := t.ArchName()
 	if oddArch(a) {
 		a = strconv.Quote(a)
 	}
 	return fmt.Errorf("%s: %s linking is not supported", groupOrigins(g), a)
-}
-
-// supportedDevice lists the device arches LLVM 22 links.
-func supportedDevice(triple string) bool {
-	switch tripleArch(triple) {
-	case "nvptx", "nvptx64", "amdgcn", "x86", "i386", "i486", "i586", "i686", "x86_64", "aarch64", "aarch64_be",
-		"ppc64", "ppc64le", "powerpc64", "powerpc64le", "spirv64", "systemz", "s390x", "loongarch64":
-		return true
-	}
-	return false
 }
 
 // jobs returns the device-link limiter.
@@ -482,10 +478,11 @@ func (d *driver) linkGroup(ctx context.Context, g *group) ([]linkedImage, error)
 		arch = ""
 	}
 	nameArch := arch
-	if arch == "" && !isGPU(g.key.triple) && d.rel().WrapperNativeCPUArch() {
+	t := g.key.target()
+	if arch == "" && !t.IsGPU() && d.rel().WrapperNativeCPUArch() {
 		nameArch = "native" // LLVM 16-19 link CPU images for -march=native
 	}
-	img, err := d.work.Name(safeName(filepath.Base(d.exe)+"."+tripleArch(g.key.triple)+"."+nameArch), "img")
+	img, err := d.work.Name(safeName(filepath.Base(d.exe)+"."+t.ArchName()+"."+nameArch), "img")
 	if err != nil {
 		return nil, err
 	}
@@ -527,34 +524,41 @@ func (d *driver) clangJob(ctx context.Context, g *group, sycl bool, img string) 
 		return nil, err
 	}
 	args := d.deviceArgs(clang, g.key, sycl, img, inputs)
-	return &linkJob{g: g, img: img, steps: [][]string{args}, trace: "Clang", libs: !isGPU(g.key.triple)}, nil
+	return &linkJob{g: g, img: img, steps: [][]string{args}, trace: "Clang", libs: !g.key.target().IsGPU()}, nil
 }
 
-// deviceValues returns --device-linker / --device-compiler values that apply
-// to triple: "<triple>=<v>" when the text before '=' parses as a triple with
-// a known arch, otherwise the whole value for every triple.
-func deviceValues(vals []string, triple string) []string {
+// deviceValues returns the --device-linker / --device-compiler values that
+// apply to the device link of triple tr, scoped as LLVM 22's getLinkerArgs
+// scopes them: each value is split at its first '='; when llvm::Triple
+// finds no architecture it knows in the text before it, the whole value
+// applies to every link; a triple with nothing after the '=' (or no '=')
+// is itself a value for every link; otherwise the text after the '='
+// applies to the links whose triple is exactly the text before it.
+func deviceValues(vals []string, tr string) []string {
 	var out []string
 	for _, v := range vals {
-		if t, rest, ok := strings.Cut(v, "="); ok && knownArch(tripleArch(t)) {
-			if t == triple {
-				out = append(out, rest)
-			}
-			continue
+		t, rest, _ := strings.Cut(v, "=")
+		switch {
+		case !triple.Parse(t).KnownArch():
+			out = append(out, v)
+		case rest == "":
+			out = append(out, t)
+		case t == tr:
+			out = append(out, rest)
 		}
-		out = append(out, v)
 	}
 	return out
 }
 
-func (d *driver) linkerSupportsLTO(triple string) bool {
-	return isNVPTX(triple) || isAMDGPU(triple) || (!isGPU(triple) && strings.HasSuffix(d.opt.LinkerPath, "lld"))
+func (d *driver) linkerSupportsLTO(t triple.Triple) bool {
+	return t.IsNVPTX() || t.IsAMDGPU() || (!t.IsGPU() && strings.HasSuffix(d.opt.LinkerPath, "lld"))
 }
 
 // deviceArgs builds the device clang command line (spec §4.1).
 func (d *driver) deviceArgs(clang string, k groupKey, sycl bool, img string, inputs []string) []string {
 	o := d.opt
 	triple, arch := k.triple, k.arch
+	t := k.target()
 	if arch == "generic" {
 		arch = ""
 	}
@@ -564,21 +568,21 @@ func (d *driver) deviceArgs(clang string, k groupKey, sycl bool, img string, inp
 		args = []string{clang, "-o", img}
 	}
 	if d.rel().WrapperDumpdir() {
-		args = append(args, "-dumpdir", d.exe+"."+sanitize(tripleArch(triple))+"."+sanitize(arch)+".img.")
+		args = append(args, "-dumpdir", d.exe+"."+sanitize(t.ArchName())+"."+sanitize(arch)+".img.")
 	}
 	args = append(args, "--target="+triple)
-	if arch == "" && !isGPU(triple) && d.rel().WrapperNativeCPUArch() {
+	if arch == "" && !t.IsGPU() && d.rel().WrapperNativeCPUArch() {
 		args = append(args, "-march=native")
 	}
 	if arch != "" {
-		if isAMDGPU(triple) {
+		if t.IsAMDGPU() {
 			args = append(args, "-mcpu="+arch)
 		} else {
 			args = append(args, "-march="+arch)
 		}
 	}
 	args = append(args, d.optLevelArgs()...)
-	if isAMDGPU(triple) {
+	if t.IsAMDGPU() {
 		args = append(args, "-flto")
 		if d.rel().ClangDropsAMDGPULTOCPU() && arch != "" {
 			args = append(args, amdgpuLTOArgs(arch, d.optLevelArgs())...)
@@ -593,13 +597,13 @@ func (d *driver) deviceArgs(clang string, k groupKey, sycl bool, img string, inp
 	for _, a := range o.OffloadOpt {
 		args = append(args, "-Xlinker", "--plugin-opt="+a)
 	}
-	if !isNVPTX(triple) && !isSPIRV(triple) {
+	if !t.IsNVPTX() && !t.IsSPIRV() {
 		args = append(args, "-Wl,--no-undefined")
 	}
 	if !old16 {
 		args = append(args, inputs...)
 	}
-	if !isGPU(triple) {
+	if !t.IsGPU() {
 		if old16 {
 			args = append(args, "-Bsymbolic", "-shared")
 		} else {
@@ -621,7 +625,7 @@ func (d *driver) deviceArgs(clang string, k groupKey, sycl bool, img string, inp
 			args = append(args, "-Xlinker", "-mllvm="+a)
 		}
 	}
-	if o.SaveTemps && d.linkerSupportsLTO(triple) {
+	if o.SaveTemps && d.linkerSupportsLTO(t) {
 		args = append(args, "-Wl,--save-temps")
 	}
 	if o.EmbedBitcode {

@@ -1,40 +1,18 @@
 package linkwrap
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/offload-kit/offload-kit/format/triple"
+)
 
 // groupKey identifies one device link: the exact triple string and arch.
 type groupKey struct{ triple, arch string }
 
-// tripleArch is the first component of a triple ("amdgcn" in
-// "amdgcn-amd-amdhsa"), LLVM's Triple::getArchName.
-func tripleArch(triple string) string {
-	a, _, _ := strings.Cut(triple, "-")
-	return a
-}
-
-func isAMDGPU(triple string) bool {
-	return tripleArch(triple) == "amdgcn" || tripleArch(triple) == "r600"
-}
-func isNVPTX(triple string) bool {
-	a := tripleArch(triple)
-	return a == "nvptx" || a == "nvptx64"
-}
-func isSPIRV(triple string) bool { return strings.HasPrefix(tripleArch(triple), "spirv") }
-func isGPU(triple string) bool   { return isAMDGPU(triple) || isNVPTX(triple) || isSPIRV(triple) }
-
-// knownArch reports whether s names an architecture LLVM's Triple parser
-// knows (used to tell "<triple>=<value>" from a plain value).
-func knownArch(s string) bool {
-	switch s {
-	case "x86_64", "amd64", "i386", "i486", "i586", "i686", "x86", "aarch64", "arm64", "aarch64_be",
-		"arm", "armeb", "thumb", "ppc", "ppc64", "ppc64le", "powerpc64", "powerpc64le", "powerpc",
-		"nvptx", "nvptx64", "amdgcn", "r600", "spirv", "spirv32", "spirv64", "systemz", "s390x",
-		"loongarch32", "loongarch64", "riscv32", "riscv64", "mips", "mipsel", "mips64", "mips64el",
-		"sparc", "sparcv9", "wasm32", "wasm64", "ve", "hexagon", "bpf", "bpfel", "bpfeb":
-		return true
-	}
-	return false
-}
+// target is the group's triple as llvm::Triple parses it: every question
+// about a triple (its architecture, GPU or CPU, 64-bit) goes through
+// format/triple.
+func (k groupKey) target() triple.Triple { return triple.Parse(k.triple) }
 
 // splitTargetID splits "gfx90a:sramecc+:xnack-" into the processor and a
 // feature → sign map.
@@ -57,7 +35,7 @@ func compatible(a, b groupKey) bool {
 	if a.arch == "generic" || b.arch == "generic" {
 		return true
 	}
-	if !isAMDGPU(a.triple) {
+	if !a.target().IsAMDGPU() {
 		return false
 	}
 	pa, fa := splitTargetID(a.arch)

@@ -5,9 +5,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/offload-kit/offload-kit/elfembed"
+	"github.com/offload-kit/offload-kit/format/triple"
 	"github.com/offload-kit/offload-kit/internal/atomicfile"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/workdir"
@@ -51,16 +51,12 @@ func (d *driver) hostLink(ctx context.Context, wrappers []string) (err error) {
 	return nil
 }
 
-func isCOFFTriple(triple string) bool {
-	return strings.Contains(triple, "-windows") || strings.Contains(triple, "-win32")
-}
-
 // relocateOffloadSections does, in-process, what LLVM 22 runs llvm-objcopy
 // for after a relocatable link (spec §8): drop .llvm.offloading and give
 // llvm_offload_entries (and its __start_/__stop_ symbols) a suffix unique
 // to this output, so a later link keeps the entries of each -r unit apart.
 func (d *driver) relocateOffloadSections() error {
-	if isCOFFTriple(d.host) {
+	if triple.Parse(d.host).IsOSWindows() { // LLVM 22: Triple::isOSWindows of the host triple
 		return fmt.Errorf("Relocatable linking is not supported on COFF targets")
 	}
 	var data []byte

@@ -20,6 +20,7 @@ import (
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/bitcode"
 	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/format/triple"
 	"github.com/offload-kit/offload-kit/internal/hostlink"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
 	"github.com/offload-kit/offload-kit/internal/scan"
@@ -710,7 +711,7 @@ func selectMembers(sr *scanResult, shouldExtract map[string]bool) {
 			// linked for every target it was built for (a generic GPU
 			// image joins the links of its triple instead).
 			for _, b := range u.images {
-				if !(isGPU(b.Triple()) && b.Arch() == "generic") {
+				if !(triple.Parse(b.Triple()).IsGPU() && b.Arch() == "generic") {
 					target(groupKey{b.Triple(), b.Arch()})
 				}
 			}

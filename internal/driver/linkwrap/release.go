@@ -14,6 +14,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/elfembed"
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/format/triple"
 	"github.com/offload-kit/offload-kit/internal/release"
 	"github.com/offload-kit/offload-kit/internal/run"
 )
@@ -266,7 +267,7 @@ func (d *driver) optLevelArgs() []string {
 // -openmp-opt-disable (LLVM 17-19 with --clang-backend or
 // --builtin-bitcode), then -Rpass* (--pass-remarks*: older wrappers gave
 // them to their own LTO; here clang's LTO gets them).
-func (d *driver) legacyLinkArgs(triple string) []string {
+func (d *driver) legacyLinkArgs(tr string) []string {
 	o := d.opt
 	legacy := d.rel().WrapperLegacyDeviceLink()
 	var args []string
@@ -276,13 +277,13 @@ func (d *driver) legacyLinkArgs(triple string) []string {
 	if o.SaveTemps && legacy {
 		args = append(args, "-save-temps")
 	}
-	if isNVPTX(triple) || legacy {
+	if triple.Parse(tr).IsNVPTX() || legacy {
 		for _, a := range o.PtxasArgs {
 			args = append(args, "-Xcuda-ptxas", a)
 		}
 	}
 	for _, v := range o.BuiltinBitcode {
-		if t, p, _ := strings.Cut(v, "="); t == triple {
+		if t, p, _ := strings.Cut(v, "="); t == tr {
 			args = append(args, "-Xclang", "-mlink-builtin-bitcode", "-Xclang", p)
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/offload-kit/offload-kit/elfembed"
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/ar"
-	"github.com/offload-kit/offload-kit/format/bundle"
 	"github.com/offload-kit/offload-kit/format/offload"
 	"github.com/offload-kit/offload-kit/format/triple"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
@@ -154,33 +153,26 @@ func normKind(k string) string {
 	return k
 }
 
-// parseTriple reads a 3- or 4-part triple as llvm::Triple does.
-func parseTriple(t string) (triple.Triple, bool) {
-	id := "host-" + t
-	if n := strings.Count(t, "-"); n < 3 {
-		id += strings.Repeat("-", 3-n)
-	}
-	tg, ok := bundle.ParseTarget(id)
-	return tg.Triple, ok && tg.Triple.Arch != ""
-}
-
+// tripleMatches: the same text, or two triples with known architectures
+// that llvm::Triple::isCompatibleWith accepts.
 func tripleMatches(want, have string) bool {
 	if want == have {
 		return true
 	}
-	w, ok1 := parseTriple(want)
-	h, ok2 := parseTriple(have)
-	return ok1 && ok2 && h.IsCompatibleWith(w)
+	w, h := triple.Parse(want), triple.Parse(have)
+	return w.KnownArch() && h.KnownArch() && h.IsCompatibleWith(w)
 }
 
+// archMatches: the same text, or AMDGPU target IDs where the image's (have)
+// runs on the filter's (want), as clang-offload-bundler decides.
 func archMatches(want, have string) bool {
 	if want == have {
 		return true
 	}
-	code, ok1 := bundle.ParseTarget("hip-amdgcn-amd-amdhsa--" + have)
-	target, ok2 := bundle.ParseTarget("hip-amdgcn-amd-amdhsa--" + want)
-	return ok1 && ok2 && code.TargetID != "" && target.TargetID != "" && bundle.Compatible(code, target, false)
+	return triple.TargetIDCompatible(amdhsa, have, amdhsa, want)
 }
+
+var amdhsa = triple.Parse("amdgcn-amd-amdhsa")
 
 // noMatch is the error for a filter that matches nothing: it names the
 // filter as typed and says what the input holds.
