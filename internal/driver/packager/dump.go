@@ -273,6 +273,10 @@ func dumpFile(ctx context.Context, env *Env, name string, opt DumpOptions, walk 
 				if len(bins) > 0 {
 					emit(DumpObject{Name: origin, Format: "llvm bitcode", DumpContents: DumpContents{Images: l.images(bins)}})
 				}
+			case format.KindArchive, format.KindThinArchive:
+				// A member that is itself an archive is a binary but not
+				// an object: llvm-objdump fails, naming the outer archive.
+				return df, fmt.Errorf("'%s': The file was not recognized as a valid object file", name)
 			default:
 				// Not an object: llvm-objdump skips the member silently.
 			}
