@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/offload-kit/offload-kit/format/syclprop"
 	"github.com/offload-kit/offload-kit/internal/enumname"
 )
 
@@ -239,8 +240,8 @@ func IsBF16DeviceLib(fileName string) bool {
 //
 // There is no devicelib req mask and no device requirements set. Older
 // intel versions (@004f15c4) named the metadata key "DeviceLibMeta".
-func (m *Module) DeviceLibProperties(libName string) PropSets {
-	var ps PropSets
+func (m *Module) DeviceLibProperties(libName string) syclprop.Sets {
+	var ps syclprop.Sets
 	for i := range m.Globals {
 		g := &m.Globals[i]
 		if g.Kind == Function && !g.Decl && g.CC == "spir_func" && strings.HasPrefix(g.Name(), devicelibPrefix) {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/offload-kit/offload-kit/format/syclprop"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -106,7 +107,7 @@ func TestDeviceLibProperties(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, `{"SYCL/devicelib metadata":{"bfloat16":1},`+
 		`"SYCL/exported symbols":{"__devicelib_ConvertBF16ToFINTEL":1,"__devicelib_ConvertFToBF16INTEL":1}}`, string(js))
-	back, err := ParseText(strings.NewReader(native.Text()))
+	back, err := syclprop.ParseText(strings.NewReader(native.Text()))
 	require.NoError(t, err)
 	assert.Equal(t, native, back)
 }

@@ -4,8 +4,8 @@
 // device-code splitting (per kernel, per source, auto), optional-feature
 // detection (fp64 from the IR itself, !sycl_used_aspects, work-group and
 // sub-group sizes), and the per-module outputs of intel's sycl-post-link:
-// property sets (.prop text with intel's non-standard Base64, and LLVM's
-// JSON form), .sym and .table files.
+// property sets (computed here; format/syclprop models them and writes
+// intel's .prop text and LLVM's JSON form), .sym and .table files.
 //
 // The package is pure: it works on byte slices and io.Writers it is given.
 // Function bodies are kept verbatim; a part is written by copying the text

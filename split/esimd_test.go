@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/offload-kit/offload-kit/format/syclprop"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -14,7 +15,7 @@ type emitted struct {
 	part  Part
 	names string // entry names joined by ","
 	ir    string
-	props PropSets
+	props syclprop.Sets
 }
 
 // emitParts emits every part, checks each with opt -passes=verify, and

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strconv"
+
+	"github.com/offload-kit/offload-kit/format/syclprop"
 )
 
 // Device globals and host pipes (spec §7.6, §2.7). Both are global
@@ -140,8 +142,8 @@ func (m *Module) VerifyGlobals(parts []Part, opts ClosureOptions) error {
 // {u32 size of T, u32 device_image_scope}, for the device globals the part
 // keeps, in module order. Malformed ones (VerifyGlobals reports them) are
 // left out.
-func (m *Module) addDeviceGlobals(ps *PropSets, cl *Closure) {
-	var props []Prop
+func (m *Module) addDeviceGlobals(ps *syclprop.Sets, cl *Closure) {
+	var props []syclprop.Prop
 	for _, gi := range cl.Globals {
 		dg, ok, err := m.deviceGlobal(gi)
 		if !ok || err != nil {
@@ -161,8 +163,8 @@ func (m *Module) addDeviceGlobals(ps *PropSets, cl *Closure) {
 
 // addHostPipes adds SYCL/host pipes: unique id → byte array of {u32 size},
 // for the host pipes the part keeps, in module order.
-func (m *Module) addHostPipes(ps *PropSets, cl *Closure) {
-	var props []Prop
+func (m *Module) addHostPipes(ps *syclprop.Sets, cl *Closure) {
+	var props []syclprop.Prop
 	for _, gi := range cl.Globals {
 		uid, size, ok, err := m.hostPipe(gi)
 		if !ok || err != nil {
@@ -177,7 +179,7 @@ func (m *Module) addHostPipes(ps *PropSets, cl *Closure) {
 
 // addGlobalIDMapping adds "<unique id>@global_id_mapping" → byte array of
 // the variable's name to SYCL/program metadata, per device global kept.
-func (m *Module) addGlobalIDMapping(pm *PropSet, cl *Closure) {
+func (m *Module) addGlobalIDMapping(pm *syclprop.Set, cl *Closure) {
 	for _, gi := range cl.Globals {
 		dg, ok, err := m.deviceGlobal(gi)
 		if !ok || err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/offload-kit/offload-kit/format/syclprop"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -13,7 +14,7 @@ import (
 // prefix included) of property name in set.
 func propBytes(t *testing.T, text, set, name string) []byte {
 	t.Helper()
-	ps, err := ParseText(strings.NewReader(text))
+	ps, err := syclprop.ParseText(strings.NewReader(text))
 	require.NoError(t, err)
 	for _, s := range ps {
 		if s.Name != set {
@@ -21,7 +22,7 @@ func propBytes(t *testing.T, text, set, name string) []byte {
 		}
 		for _, p := range s.Props {
 			if p.Name == name {
-				require.Equal(t, PropByteArray, p.Type)
+				require.Equal(t, syclprop.ByteArray, p.Type)
 				return p.Bytes
 			}
 		}

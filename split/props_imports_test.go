@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/offload-kit/offload-kit/format/syclprop"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -38,7 +39,7 @@ func TestImportedSymbols(t *testing.T) {
 		"k2":          k2Mask + reqs + "[SYCL/imported symbols]\n_Z7ext_fooi=1|1\n__devicelib_ConvertFToBF16INTEL=1|1\n",
 		"_Z7definedi": fMask + reqs + "[SYCL/exported symbols]\n_Z7definedi=1|1\n[SYCL/imported symbols]\n_Z7ext_fooi=1|1\n",
 	}, got)
-	ps, err := ParseText(strings.NewReader(got["k1"]))
+	ps, err := syclprop.ParseText(strings.NewReader(got["k1"]))
 	require.NoError(t, err)
 	js, err := ps.MarshalJSONSets()
 	require.NoError(t, err)

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/offload-kit/offload-kit/format/syclprop"
 )
 
 // Per-kernel property sets (spec §7.6): SYCL/virtual functions, SYCL/implicit
@@ -147,12 +149,12 @@ func (m *Module) pruneRegisteredKernels(cl *Closure) {
 // byte array of the kernel name, for the pairs whose kernel the part
 // defines, in list order; a repeated registered name keeps its first
 // kernel; malformed pairs are ignored. The set is left out when empty.
-func (m *Module) addRegisteredKernels(ps *PropSets, cl *Closure) {
+func (m *Module) addRegisteredKernels(ps *syclprop.Sets, cl *Closure) {
 	r := m.graph().reg
 	if len(r.lists) == 0 {
 		return
 	}
-	var props []Prop
+	var props []syclprop.Prop
 	seen := map[string]bool{}
 	for _, pos := range r.kept(m.partKernels(cl)) {
 		e := r.lists[pos[0]].pairs[pos[1]]
@@ -168,8 +170,8 @@ func (m *Module) addRegisteredKernels(ps *PropSets, cl *Closure) {
 }
 
 // byteProp is a byte-array property holding data (all bits significant).
-func byteProp(name string, data []byte) Prop {
-	var s PropSet
+func byteProp(name string, data []byte) syclprop.Prop {
+	var s syclprop.Set
 	s.AddBytes(name, data, uint64(len(data))*8)
 	return s.Props[0]
 }
@@ -178,11 +180,11 @@ func byteProp(name string, data []byte) Prop {
 // modules: for each kernel entry point with the "sycl-work-group-static"
 // attribute, the index of its parameter carrying "sycl-implicit-local-arg".
 // A kernel without such a parameter gets no entry.
-func (m *Module) addImplicitLocalArgs(ps *PropSets, p *Part) {
+func (m *Module) addImplicitLocalArgs(ps *syclprop.Sets, p *Part) {
 	if !strings.HasPrefix(m.Triple, "spir") {
 		return
 	}
-	var props []Prop
+	var props []syclprop.Prop
 	for _, e := range p.Entries {
 		g := &m.Globals[e]
 		if g.CC != "spir_kernel" {
@@ -192,7 +194,7 @@ func (m *Module) addImplicitLocalArgs(ps *PropSets, p *Part) {
 			continue
 		}
 		if k := m.paramWithAttr(g, "sycl-implicit-local-arg"); k >= 0 {
-			props = append(props, Prop{Name: g.Name(), Type: PropUint32, U32: uint32(k)})
+			props = append(props, syclprop.Prop{Name: g.Name(), Type: syclprop.Uint32, U32: uint32(k)})
 		}
 	}
 	if len(props) > 0 {
@@ -238,7 +240,7 @@ func (m *Module) paramWithAttr(g *Global, attr string) int {
 // separated) of the functions it defines give "uses-virtual-functions-set"
 // = the set names, without repeats, sorted and joined by ",". Both values
 // are byte arrays of the string.
-func (m *Module) addVirtualFunctions(ps *PropSets, cl *Closure) {
+func (m *Module) addVirtualFunctions(ps *syclprop.Sets, cl *Closure) {
 	used := map[string]bool{}
 	for _, i := range cl.Globals {
 		g := &m.Globals[i]
@@ -246,7 +248,7 @@ func (m *Module) addVirtualFunctions(ps *PropSets, cl *Closure) {
 			continue
 		}
 		if v, ok := m.Attr(g, "indirectly-callable"); ok {
-			ps.Set("SYCL/virtual functions").Props = []Prop{byteProp("virtual-functions-set", []byte(v))}
+			ps.Set("SYCL/virtual functions").Props = []syclprop.Prop{byteProp("virtual-functions-set", []byte(v))}
 			return
 		}
 		if v, ok := m.Attr(g, "calls-indirectly"); ok {
@@ -265,5 +267,5 @@ func (m *Module) addVirtualFunctions(ps *PropSets, cl *Closure) {
 		sets = append(sets, s)
 	}
 	sort.Strings(sets)
-	ps.Set("SYCL/virtual functions").Props = []Prop{byteProp("uses-virtual-functions-set", []byte(strings.Join(sets, ",")))}
+	ps.Set("SYCL/virtual functions").Props = []syclprop.Prop{byteProp("uses-virtual-functions-set", []byte(strings.Join(sets, ",")))}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/offload-kit/offload-kit/format/syclprop"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -137,7 +138,7 @@ func TestPropertySetOrder(t *testing.T) {
 	assert.Equal(t, withBits([]byte("asan")), propBytes(t, text, "SYCL/misc properties", "sanUsed"))
 	wg := binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(nil, 16), 1), 1)
 	assert.Equal(t, withBits(wg), propBytes(t, text, "SYCL/device requirements", "reqd_work_group_size_uint64_t"))
-	back, err := ParseText(strings.NewReader(text))
+	back, err := syclprop.ParseText(strings.NewReader(text))
 	require.NoError(t, err)
 	assert.Equal(t, got[0].props, back)
 	js, err := got[0].props.MarshalJSONSets()

@@ -26,13 +26,15 @@ type SpecConstInfo struct {
 	Defaults      []byte // serialised defaults, concatenated
 }
 
-// SpecMode selects how spec constants are lowered (spec §6.2).
+// SpecMode selects how spec constants are lowered (spec §6.2); it is also
+// sycl-linker's --spec-const value.
 type SpecMode int
 
 const (
-	SpecNative    SpecMode = iota + 1 // __spirv_SpecConstant calls
-	SpecEmulation                     // loads from the runtime buffer
-	SpecDefault                       // the default values
+	SpecNone      SpecMode = iota // not lowered: the calls are left alone
+	SpecNative                    // __spirv_SpecConstant calls
+	SpecEmulation                 // loads from the runtime buffer
+	SpecDefault                   // the default values
 )
 
 const (

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/offload-kit/offload-kit/format/syclprop"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -49,7 +50,7 @@ func TestSpecConstants(t *testing.T) {
 		switch tc.mode {
 		case SpecNative:
 			assert.Contains(t, props, "[SYCL/specialization constants]\nuid_int=2|gBAAAAAAAAAAAAAAAAAAAQAAAAA\n")
-			ps, err := ParseText(strings.NewReader(props))
+			ps, err := syclprop.ParseText(strings.NewReader(props))
 			require.NoError(t, err)
 			all := ps.Set("SYCL/specialization constants default values").Props[0]
 			want := append(u32s(42), binary.LittleEndian.AppendUint64(nil, math.Float64bits(1.5))...)

@@ -3,7 +3,6 @@ package sycldev
 import (
 	"bytes"
 	"context"
-	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,8 +12,10 @@ import (
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
+	"github.com/offload-kit/offload-kit/split"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -268,7 +269,7 @@ func TestParseArgs(t *testing.T) {
 	assert.Equal(t, []string{"in.bc"}, o.Inputs)
 	assert.Equal(t, 3, o.Jobs)
 	assert.True(t, o.Verbose && o.DryRun && o.SaveTemps && o.PrintLinked && o.IROutputOnly && o.TextIR)
-	assert.Equal(t, SpecConstEmulation, o.SpecConst)
+	assert.Equal(t, split.SpecEmulation, o.SpecConst)
 	for _, bad := range [][]string{{"--bogus"}, {"--module-split-mode=x"}, {"-o"}, {"-j", "0"}, {"--spec-const=x"}} {
 		_, err := ParseArgs(bad)
 		assert.Error(t, err, bad)

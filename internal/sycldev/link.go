@@ -15,6 +15,7 @@ import (
 	"github.com/offload-kit/offload-kit/elfembed"
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/format/syclprop"
 	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"github.com/offload-kit/offload-kit/internal/llvmpool"
 	"github.com/offload-kit/offload-kit/internal/mmapfile"
@@ -97,7 +98,7 @@ type Image struct {
 	Kind         format.ImageKind
 	Triple, Arch string
 	Kernels      []string // kernel entry points of the part, in module order
-	Properties   split.PropSets
+	Properties   syclprop.Sets
 	Data         []byte
 }
 
@@ -610,7 +611,7 @@ type partResult struct {
 	name    string // <stem>[_esimd]_<ID>: the stem of the part's files
 	ir      []byte
 	code    string // --ir-output-only: final name of the module file
-	props   split.PropSets
+	props   syclprop.Sets
 	symbols string   // .sym text
 	kernels []string // kernel entry points, for the OffloadBinary
 	image   []byte
@@ -691,8 +692,8 @@ func (d *driver) emitPart(ctx context.Context, m *split.Module, x *split.Extract
 	ir, cl := x.Emit((*scratch)[:0], p)
 	*scratch = ir
 	var sc *split.SpecConstInfo
-	if mode := specMode(d.o.SpecConst); mode != 0 {
-		out, info, err := m.LowerSpecConsts(ir, mode)
+	if d.o.SpecConst != split.SpecNone {
+		out, info, err := m.LowerSpecConsts(ir, d.o.SpecConst)
 		if err != nil {
 			return nil, &Error{File: fmt.Sprintf("%s (part %d)", m.File, i), Err: fmt.Errorf("specialization constants: %w", err)}
 		}
@@ -830,18 +831,6 @@ func (d *driver) writeBinary(res []*partResult) error {
 		return fileErr(d.o.Output, "%v", err)
 	}
 	return nil
-}
-
-func specMode(m SpecConstMode) split.SpecMode {
-	switch m {
-	case SpecConstNative:
-		return split.SpecNative
-	case SpecConstEmulation:
-		return split.SpecEmulation
-	case SpecConstDefault:
-		return split.SpecDefault
-	}
-	return 0
 }
 
 func plural(n int) string {

@@ -111,16 +111,6 @@ var optionList = append(optable.HelpOptions(d1d), []optable.Option{
 
 var table = optable.MustNew(optionList)
 
-// SpecConstMode selects specialization-constant lowering.
-type SpecConstMode int
-
-const (
-	SpecConstNone SpecConstMode = iota
-	SpecConstNative
-	SpecConstEmulation
-	SpecConstDefault
-)
-
 // Options are sycl-linker's parsed options.
 type Options struct {
 	Inputs       []string
@@ -143,7 +133,7 @@ type Options struct {
 	Version         bool
 
 	SplitMode    split.Mode
-	SpecConst    SpecConstMode
+	SpecConst    split.SpecMode // --spec-const; SpecNone: the calls are left alone
 	IROutputOnly bool
 	TextIR       bool
 	NoPropFiles  bool
@@ -179,7 +169,7 @@ func invalidValue(v, opt, accepted string) error {
 
 // The values of --spec-const and --properties-format (PropJSON).
 var (
-	specConstModes = optable.Enum[SpecConstMode]{{Name: "native", Value: SpecConstNative}, {Name: "emulation", Value: SpecConstEmulation}, {Name: "default", Value: SpecConstDefault}}
+	specConstModes = optable.Enum[split.SpecMode]{{Name: "native", Value: split.SpecNative}, {Name: "emulation", Value: split.SpecEmulation}, {Name: "default", Value: split.SpecDefault}}
 	propFormats    = optable.Enum[bool]{{Name: "text", Value: false}, {Name: "json", Value: true}}
 )
 
@@ -305,7 +295,7 @@ func ParseArgs(args []string) (*Options, error) {
 			set  bool
 			name string
 		}{{o.IROutputOnly, "--ir-output-only"}, {o.SplitMode != split.ModeNone, "--module-split-mode=" + o.SplitMode.String()},
-			{o.SpecConst != SpecConstNone, "--spec-const"}} {
+			{o.SpecConst != split.SpecNone, "--spec-const"}} {
 			if c.set {
 				return nil, &UsageError{Msg: "--prune-to-kernels writes one IR module: it cannot be combined with " + c.name}
 			}

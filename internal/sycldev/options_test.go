@@ -10,11 +10,11 @@ import (
 // diagnostics for values they do not accept.
 func TestParseArgsValues(t *testing.T) {
 	o, err := ParseArgs([]string{"--spec-const=emulation", "--properties-format=json", "-j", "3", "--module-split-mode=kernel"})
-	if err != nil || o.SpecConst != SpecConstEmulation || !o.PropJSON || o.Jobs != 3 || o.SplitMode != split.ModeKernel {
+	if err != nil || o.SpecConst != split.SpecEmulation || !o.PropJSON || o.Jobs != 3 || o.SplitMode != split.ModeKernel {
 		t.Fatalf("got %+v, %v", o, err)
 	}
 	o, err = ParseArgs([]string{"--properties-format=json", "--properties-format=text", "--spec-const=native", "--spec-const=default"})
-	if err != nil || o.PropJSON || o.SpecConst != SpecConstDefault {
+	if err != nil || o.PropJSON || o.SpecConst != split.SpecDefault {
 		t.Fatalf("last value wins: %+v, %v", o, err)
 	}
 	for in, want := range map[string]string{

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/format/syclprop"
 	"github.com/offload-kit/offload-kit/internal/objw"
 	"github.com/offload-kit/offload-kit/internal/release"
 )
@@ -25,14 +26,14 @@ type SYCLImage struct {
 	// PropertySets are registered in intel's runtime layout (spec sycl.md
 	// §9.1; see syclProps), with PropertiesBegin/End pointing at the set
 	// array. Without sets both stay null, as LLVM 22 leaves them.
-	PropertySets []SYCLPropSet
+	PropertySets syclprop.Sets
 }
 
 // SYCLImageFromBinary decodes the version-1 OffloadBinary that
 // clang-sycl-linker writes (strings triple, arch, symbols; symbols joined by
 // "\n") into a SYCLImage. The image bytes are not copied. The string
 // "properties" (intel's .prop text from our sycl-linker) is not decoded
-// here: the linker-wrapper parses it with split.ParseText and sets
+// here: the linker-wrapper parses it with syclprop.ParseText and sets
 // PropertySets.
 func SYCLImageFromBinary(b []byte) (SYCLImage, error) {
 	if !bytes.HasPrefix(b, format.OffloadBinaryMagic) {

@@ -6,38 +6,9 @@ import (
 	"strings"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/format/syclprop"
 	"github.com/offload-kit/offload-kit/internal/objw"
 )
-
-// SYCLPropType is the runtime type of a SYCL property value (the
-// sycl_property_type enum, spec sycl.md §9.1).
-type SYCLPropType uint32
-
-// Property value types.
-const (
-	SYCLPropUint32    SYCLPropType = 1 // stored inline in ValSize
-	SYCLPropByteArray SYCLPropType = 2 // raw bytes, bit-count prefix included
-	SYCLPropString    SYCLPropType = 3 // NUL-terminated string
-)
-
-// SYCLProp is one property of a set.
-type SYCLProp struct {
-	Name string
-	Type SYCLPropType
-	// U32 is the value of a SYCLPropUint32 property.
-	U32 uint32
-	// Bytes is the value of a SYCLPropByteArray property, raw: the 8-byte
-	// little-endian bit count then the data (spec sycl.md §7.2), as
-	// split.Prop.Bytes holds it; or the text of a SYCLPropString property,
-	// without the terminating NUL.
-	Bytes []byte
-}
-
-// SYCLPropSet is a named property set ("SYCL/device requirements", ...).
-type SYCLPropSet struct {
-	Name  string
-	Props []SYCLProp
-}
 
 // Sizes of intel's runtime property structures (spec sycl.md §9.1).
 const (
@@ -96,7 +67,7 @@ func (p *syclProps) value(b []byte) uint64 {
 // emit writes image img's property sets and returns the offsets of its set
 // array in rel ([begin, end)); ok is false when the image has none, and
 // PropertiesBegin/End stay null.
-func (p *syclProps) emit(img int, sets []SYCLPropSet) (begin, end uint64, ok bool, err error) {
+func (p *syclProps) emit(img int, sets syclprop.Sets) (begin, end uint64, ok bool, err error) {
 	if len(sets) == 0 {
 		return 0, 0, false, nil
 	}
@@ -113,7 +84,7 @@ func (p *syclProps) emit(img int, sets []SYCLPropSet) (begin, end uint64, ok boo
 		type propRef struct {
 			name, val uint64
 			hasVal    bool
-			typ       SYCLPropType
+			typ       syclprop.Type
 			size      uint64
 		}
 		prs := make([]propRef, len(s.Props))
@@ -123,14 +94,14 @@ func (p *syclProps) emit(img int, sets []SYCLPropSet) (begin, end uint64, ok boo
 			}
 			r := propRef{typ: pr.Type, name: p.cstr(p.unique("prop"), pr.Name)}
 			switch pr.Type {
-			case SYCLPropUint32:
+			case syclprop.Uint32:
 				r.size = uint64(pr.U32)
-			case SYCLPropByteArray:
+			case syclprop.ByteArray:
 				r.size = uint64(len(pr.Bytes))
 				if len(pr.Bytes) > 0 {
 					r.val, r.hasVal = p.value(pr.Bytes), true
 				}
-			case SYCLPropString:
+			case syclprop.String:
 				if strings.IndexByte(string(pr.Bytes), 0) >= 0 {
 					return 0, 0, false, fmt.Errorf("wrap: sycl image %d: property set %q: string property %q contains NUL", img, s.Name, pr.Name)
 				}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/offload-kit/offload-kit/format/syclprop"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -25,28 +26,28 @@ func rawBytes(data ...byte) []byte {
 func syclPropImages() []SYCLImage {
 	return []SYCLImage{
 		{Triple: "spirv64-unknown-unknown", Image: []byte("SPIRV"), Symbols: []string{"k1", "k2"}, ImageKind: 6,
-			PropertySets: []SYCLPropSet{
-				{Name: "SYCL/devicelib req mask", Props: []SYCLProp{{Name: "DeviceLibReqMask", Type: SYCLPropUint32, U32: 1}}},
-				{Name: "SYCL/device requirements", Props: []SYCLProp{
-					{Name: "aspects", Type: SYCLPropByteArray, Bytes: rawBytes(6, 0, 0, 0)},
-					{Name: "reqd_sub_group_size", Type: SYCLPropUint32, U32: 0xffffffff},
+			PropertySets: syclprop.Sets{
+				{Name: "SYCL/devicelib req mask", Props: []syclprop.Prop{{Name: "DeviceLibReqMask", Type: syclprop.Uint32, U32: 1}}},
+				{Name: "SYCL/device requirements", Props: []syclprop.Prop{
+					{Name: "aspects", Type: syclprop.ByteArray, Bytes: rawBytes(6, 0, 0, 0)},
+					{Name: "reqd_sub_group_size", Type: syclprop.Uint32, U32: 0xffffffff},
 				}},
-				{Name: "SYCL/specialization constants", Props: []SYCLProp{
-					{Name: "_ZTS2sc", Type: SYCLPropByteArray, Bytes: rawBytes(0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0)},
+				{Name: "SYCL/specialization constants", Props: []syclprop.Prop{
+					{Name: "_ZTS2sc", Type: syclprop.ByteArray, Bytes: rawBytes(0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0)},
 				}},
-				{Name: "SYCL/specialization constants default values", Props: []SYCLProp{
-					{Name: "all", Type: SYCLPropByteArray, Bytes: rawBytes(42, 0, 0, 0)},
+				{Name: "SYCL/specialization constants default values", Props: []syclprop.Prop{
+					{Name: "all", Type: syclprop.ByteArray, Bytes: rawBytes(42, 0, 0, 0)},
 				}},
-				{Name: "SYCL/misc properties", Props: []SYCLProp{
-					{Name: "sanUsed", Type: SYCLPropString, Bytes: []byte("asan")},
-					{Name: "empty", Type: SYCLPropByteArray},
+				{Name: "SYCL/misc properties", Props: []syclprop.Prop{
+					{Name: "sanUsed", Type: syclprop.String, Bytes: []byte("asan")},
+					{Name: "empty", Type: syclprop.ByteArray},
 				}},
 				{Name: "SYCL/kernel param opt"},
 			}},
 		{Triple: "spirv64-unknown-unknown", Image: []byte("IMG2")},
 		{Triple: "spirv64-unknown-unknown", Image: []byte("IMG3"), Symbols: []string{"k3"},
-			PropertySets: []SYCLPropSet{
-				{Name: "SYCL/device requirements", Props: []SYCLProp{{Name: "aspects", Type: SYCLPropByteArray, Bytes: rawBytes()}}},
+			PropertySets: syclprop.Sets{
+				{Name: "SYCL/device requirements", Props: []syclprop.Prop{{Name: "aspects", Type: syclprop.ByteArray, Bytes: rawBytes()}}},
 			}},
 	}
 }
@@ -110,7 +111,7 @@ unregister same=1
 func TestSYCLNoPropertiesUnchanged(t *testing.T) {
 	for _, triple := range []string{hostTriple, "aarch64-unknown-linux-gnu", winTriple} {
 		base := []SYCLImage{{Triple: "spirv64", Image: []byte("SPV"), Symbols: []string{"k"}}}
-		empty := []SYCLImage{{Triple: "spirv64", Image: []byte("SPV"), Symbols: []string{"k"}, PropertySets: []SYCLPropSet{}}}
+		empty := []SYCLImage{{Triple: "spirv64", Image: []byte("SPV"), Symbols: []string{"k"}, PropertySets: syclprop.Sets{}}}
 		a, err := SYCL(Options{Triple: triple}, base)
 		require.NoError(t, err)
 		b, err := SYCL(Options{Triple: triple}, empty)
@@ -121,16 +122,16 @@ func TestSYCLNoPropertiesUnchanged(t *testing.T) {
 
 func TestSYCLPropertyErrors(t *testing.T) {
 	for _, tc := range []struct {
-		set  SYCLPropSet
+		set  syclprop.Set
 		want string
 	}{
-		{SYCLPropSet{Name: "a\x00b"}, "name contains NUL"},
-		{SYCLPropSet{Name: "s", Props: []SYCLProp{{Name: "p\x00", Type: SYCLPropUint32}}}, "name contains NUL"},
-		{SYCLPropSet{Name: "s", Props: []SYCLProp{{Name: "p", Type: SYCLPropString, Bytes: []byte("a\x00")}}}, "contains NUL"},
-		{SYCLPropSet{Name: "s", Props: []SYCLProp{{Name: "p", Type: 0}}}, `property "p": unsupported type 0`},
-		{SYCLPropSet{Name: "s", Props: []SYCLProp{{Name: "p", Type: 4}}}, "unsupported type 4"},
+		{syclprop.Set{Name: "a\x00b"}, "name contains NUL"},
+		{syclprop.Set{Name: "s", Props: []syclprop.Prop{{Name: "p\x00", Type: syclprop.Uint32}}}, "name contains NUL"},
+		{syclprop.Set{Name: "s", Props: []syclprop.Prop{{Name: "p", Type: syclprop.String, Bytes: []byte("a\x00")}}}, "contains NUL"},
+		{syclprop.Set{Name: "s", Props: []syclprop.Prop{{Name: "p", Type: 0}}}, `property "p": unsupported type 0`},
+		{syclprop.Set{Name: "s", Props: []syclprop.Prop{{Name: "p", Type: 4}}}, "unsupported type 4"},
 	} {
-		_, err := SYCL(Options{Triple: hostTriple}, []SYCLImage{{}, {PropertySets: []SYCLPropSet{tc.set}}})
+		_, err := SYCL(Options{Triple: hostTriple}, []SYCLImage{{}, {PropertySets: syclprop.Sets{tc.set}}})
 		if assert.Error(t, err) {
 			assert.Contains(t, err.Error(), "wrap: sycl image 1: ")
 			assert.Contains(t, err.Error(), tc.want)
@@ -206,10 +207,10 @@ func TestSYCLPropertiesReadBack(t *testing.T) {
 						assert.Equal(t, uint32(p.Type), typ, "%q type", p.Name)
 						val, hasVal := r.deref(t, q.plus(8))
 						switch p.Type {
-						case SYCLPropUint32:
+						case syclprop.Uint32:
 							assert.False(t, hasVal, "%q: UINT32 ValAddr is null", p.Name)
 							assert.Equal(t, uint64(p.U32), size, "%q: value inline in ValSize", p.Name)
-						case SYCLPropByteArray:
+						case syclprop.ByteArray:
 							assert.Equal(t, uint64(len(p.Bytes)), size, "%q: ValSize is the raw size", p.Name)
 							if len(p.Bytes) == 0 {
 								assert.False(t, hasVal)
@@ -218,7 +219,7 @@ func TestSYCLPropertiesReadBack(t *testing.T) {
 							require.True(t, hasVal)
 							assert.Equal(t, p.Bytes, r.bytes(t, val, size), "%q: raw value, bit-count prefix included", p.Name)
 							assert.True(t, strings.HasPrefix(r.symAt(val), "prop_val"), "value symbol %q", r.symAt(val))
-						case SYCLPropString:
+						case syclprop.String:
 							require.True(t, hasVal)
 							assert.Equal(t, uint64(len(p.Bytes)+1), size)
 							assert.Equal(t, string(p.Bytes), r.cstring(t, val))

@@ -17,11 +17,11 @@ import (
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/format/syclprop"
 	"github.com/offload-kit/offload-kit/internal/llvmpool"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/sycldev"
 	"github.com/offload-kit/offload-kit/internal/wrap"
-	"github.com/offload-kit/offload-kit/split"
 )
 
 // syclTrace is the time-trace scope of an in-process SYCL link.
@@ -186,28 +186,9 @@ func syclImages(data []byte) ([]wrap.SYCLImage, error) {
 
 // syclPropertySets parses an OffloadBinary "properties" string (intel's
 // .prop text) into the sets internal/wrap registers, in text order.
-func syclPropertySets(text string) ([]wrap.SYCLPropSet, error) {
+func syclPropertySets(text string) (syclprop.Sets, error) {
 	if text == "" {
 		return nil, nil
 	}
-	ps, err := split.ParseText(strings.NewReader(text))
-	if err != nil {
-		return nil, err
-	}
-	sets := make([]wrap.SYCLPropSet, 0, len(ps))
-	for _, s := range ps {
-		set := wrap.SYCLPropSet{Name: s.Name, Props: make([]wrap.SYCLProp, 0, len(s.Props))}
-		for _, p := range s.Props {
-			switch p.Type {
-			case split.PropUint32:
-				set.Props = append(set.Props, wrap.SYCLProp{Name: p.Name, Type: wrap.SYCLPropUint32, U32: p.U32})
-			case split.PropByteArray:
-				set.Props = append(set.Props, wrap.SYCLProp{Name: p.Name, Type: wrap.SYCLPropByteArray, Bytes: p.Bytes})
-			default:
-				return nil, fmt.Errorf("set %q: property %q: unsupported type %d", s.Name, p.Name, p.Type)
-			}
-		}
-		sets = append(sets, set)
-	}
-	return sets, nil
+	return syclprop.ParseText(strings.NewReader(text))
 }

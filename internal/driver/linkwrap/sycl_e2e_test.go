@@ -19,9 +19,9 @@ import (
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/format/syclprop"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/wrap"
-	"github.com/offload-kit/offload-kit/split"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -136,7 +136,7 @@ func fnvHex(b []byte) string {
 // property set in an OffloadBinary "properties" string.
 func aspectsOf(t *testing.T, props string) []int32 {
 	t.Helper()
-	ps, err := split.ParseText(strings.NewReader(props))
+	ps, err := syclprop.ParseText(strings.NewReader(props))
 	require.NoError(t, err, "properties:\n%s", props)
 	for _, s := range ps {
 		if s.Name != "SYCL/device requirements" {
@@ -164,14 +164,14 @@ func aspectsOf(t *testing.T, props string) []int32 {
 // bit-count prefix included>".
 func registeredProps(t *testing.T, props string) []string {
 	t.Helper()
-	ps, err := split.ParseText(strings.NewReader(props))
+	ps, err := syclprop.ParseText(strings.NewReader(props))
 	require.NoError(t, err, "properties:\n%s", props)
 	var out []string
 	for _, s := range ps {
 		out = append(out, "propset "+s.Name)
 		for _, p := range s.Props {
 			switch p.Type {
-			case split.PropUint32:
+			case syclprop.Uint32:
 				out = append(out, fmt.Sprintf("prop %s type=1 value=%d", p.Name, p.U32))
 			default:
 				out = append(out, fmt.Sprintf("prop %s type=%d size=%d value=%x", p.Name, p.Type, len(p.Bytes), p.Bytes))
@@ -438,10 +438,10 @@ func TestSYCLImagesProperties(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, len(imgs))
 	aspects := append(binary.LittleEndian.AppendUint64(nil, 32), 6, 0, 0, 0)
-	assert.Equal(t, []wrap.SYCLPropSet{
-		{Name: "SYCL/devicelib req mask", Props: []wrap.SYCLProp{{Name: "DeviceLibReqMask", Type: wrap.SYCLPropUint32, U32: 1}}},
-		{Name: "SYCL/device requirements", Props: []wrap.SYCLProp{{Name: "aspects", Type: wrap.SYCLPropByteArray, Bytes: aspects}}},
-		{Name: "SYCL/kernel param opt", Props: []wrap.SYCLProp{}},
+	assert.Equal(t, syclprop.Sets{
+		{Name: "SYCL/devicelib req mask", Props: []syclprop.Prop{{Name: "DeviceLibReqMask", Type: syclprop.Uint32, U32: 1}}},
+		{Name: "SYCL/device requirements", Props: []syclprop.Prop{{Name: "aspects", Type: syclprop.ByteArray, Bytes: aspects}}},
+		{Name: "SYCL/kernel param opt"},
 	}, imgs[0].PropertySets)
 
 	for _, props := range []string{"", "\n"} {
@@ -452,7 +452,7 @@ func TestSYCLImagesProperties(t *testing.T) {
 		assert.Empty(t, imgs[1].PropertySets, "properties %q", props)
 	}
 
-	// The messages after "line N: " are split.ParseText's.
+	// The messages after "line N: " are syclprop.ParseText's.
 	for _, tc := range []struct{ props, line string }{
 		{"aspects=2|gAAAAAAAAAgBAAAA\n", "line 1: "},                        // property category missing
 		{"[S]\nx=9|1\n", "line 2: "},                                        // type out of range
