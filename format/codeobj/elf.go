@@ -8,25 +8,25 @@ import (
 	"github.com/offload-kit/offload-kit/format"
 )
 
-// ELF constants the parsers need.
+// ELF constants the parsers need, by their short local names (the values
+// are format's, the one set the ELF readers share).
 const (
-	emX86_64 = 62
-	emCUDA   = 190
-	emAMDGPU = 224
+	emX86_64 = format.EM_X86_64
+	emCUDA   = format.EM_CUDA
+	emAMDGPU = format.EM_AMDGPU
 
-	shtSymtab = 2
-	shtNote   = 7
-	shtNobits = 8
-	shtDynsym = 11
+	shtNote   = uint32(format.SHT_NOTE)
+	shtNobits = uint32(format.SHT_NOBITS)
 
-	sttFunc   = 2
-	sttObject = 1
+	sttFunc   = format.STT_FUNC
+	sttObject = format.STT_OBJECT
 )
 
-// elfFile is a bounds-checked view of a 64-bit little-endian ELF file.
+// elfFile is the view of a 64-bit little-endian ELF file the parsers
+// use, read by format.ParseELF (the one bounds-checked ELF reader).
 // Nothing is copied: sections are slices of the input.
 type elfFile struct {
-	data     []byte
+	elf      *format.ELFFile
 	typ      uint16 // e_type
 	machine  uint16
 	flags    uint32 // e_flags
@@ -43,15 +43,11 @@ type elfSection struct {
 	link      uint32
 	info      uint32
 	entsize   uint64
+	data      []byte // nil for NOBITS and section 0
 }
 
 // bytes returns the section's contents (nil for NOBITS).
-func (f *elfFile) bytes(s *elfSection) []byte {
-	if s.typ == shtNobits {
-		return nil
-	}
-	return f.data[s.off : s.off+s.size]
-}
+func (f *elfFile) bytes(s *elfSection) []byte { return s.data }
 
 type elfSymbol struct {
 	name  string
@@ -59,15 +55,11 @@ type elfSymbol struct {
 	size  uint64
 	info  uint8
 	other uint8
-	shndx uint16
+	shndx uint32 // extended indices resolved
 }
 
 func (s *elfSymbol) typ() uint8  { return s.info & 0xf }
 func (s *elfSymbol) bind() uint8 { return s.info >> 4 }
-
-// maxSections bounds the section header table (each header is 64 bytes,
-// so the input bounds it anyway; this keeps hostile counts cheap).
-const maxSections = 1 << 16
 
 func parseELF(data []byte) (*elfFile, error) {
 	if len(data) < 64 || string(data[:4]) != "\x7fELF" {
@@ -76,78 +68,17 @@ func parseELF(data []byte) (*elfFile, error) {
 	if data[4] != 2 || data[5] != 1 {
 		return nil, format.Errorf(4, format.ErrUnsupported, "only 64-bit little-endian ELF is read (class %d, data %d)", data[4], data[5])
 	}
-	le := binary.LittleEndian
-	f := &elfFile{data: data, typ: le.Uint16(data[16:]), machine: le.Uint16(data[18:]), flags: le.Uint32(data[48:]), abiVer: data[8]}
-	shoff := le.Uint64(data[40:])
-	shentsize := uint64(le.Uint16(data[58:]))
-	shnum := uint64(le.Uint16(data[60:]))
-	shstrndx := uint64(le.Uint16(data[62:]))
-	if shnum == 0 && shoff != 0 {
-		if shoff > uint64(len(data)) || uint64(len(data))-shoff < 64 {
-			return nil, format.Errorf(40, format.ErrTruncated, "section header table at 0x%x past the end", shoff)
-		}
-		shnum = le.Uint64(data[shoff+32:])
+	ef, err := format.ParseELF(data)
+	if err != nil {
+		return nil, err
 	}
-	if shstrndx == 0xffff && shoff != 0 && shoff+64 <= uint64(len(data)) {
-		shstrndx = uint64(le.Uint32(data[shoff+40:]))
-	}
-	if shnum == 0 {
-		return f, nil
-	}
-	if shentsize != 64 {
-		return nil, format.Errorf(58, format.ErrCorrupt, "section header size %d, want 64", shentsize)
-	}
-	if shnum > maxSections || shoff > uint64(len(data)) || (uint64(len(data))-shoff)/64 < shnum {
-		return nil, format.Errorf(40, format.ErrTruncated, "%d section headers at 0x%x run past the end (%d bytes)", shnum, shoff, len(data))
-	}
-	f.sections = make([]elfSection, shnum)
-	nameOff := make([]uint32, shnum)
-	for i := range f.sections {
-		h := data[shoff+uint64(i)*64:]
-		s := &f.sections[i]
-		nameOff[i] = le.Uint32(h)
-		s.typ = le.Uint32(h[4:])
-		s.flags = le.Uint64(h[8:])
-		s.addr = le.Uint64(h[16:])
-		s.off = le.Uint64(h[24:])
-		s.size = le.Uint64(h[32:])
-		s.link = le.Uint32(h[40:])
-		s.info = le.Uint32(h[44:])
-		s.entsize = le.Uint64(h[56:])
-		if s.typ != shtNobits && i > 0 && (s.off > uint64(len(data)) || s.size > uint64(len(data))-s.off) {
-			return nil, format.Errorf(int64(shoff)+int64(i)*64+24, format.ErrTruncated, "section %d (0x%x bytes at 0x%x) runs past the end", i, s.size, s.off)
-		}
-		if i == 0 {
-			s.off, s.size = 0, 0
-		}
-	}
-	if shstrndx != 0 {
-		if shstrndx >= shnum {
-			return nil, format.Errorf(62, format.ErrCorrupt, "section name table index %d out of range", shstrndx)
-		}
-		strs := f.bytes(&f.sections[shstrndx])
-		for i := range f.sections {
-			n, ok := cstring(strs, uint64(nameOff[i]))
-			if !ok {
-				return nil, format.Errorf(int64(shoff)+int64(i)*64, format.ErrCorrupt, "section %d name offset 0x%x out of range", i, nameOff[i])
-			}
-			f.sections[i].name = n
-		}
+	f := &elfFile{elf: ef, typ: ef.Type, machine: ef.Machine, flags: ef.Flags, abiVer: ef.ABIVersion,
+		sections: make([]elfSection, len(ef.Sections))}
+	for i, s := range ef.Sections {
+		f.sections[i] = elfSection{name: s.Name, typ: uint32(s.Type), flags: uint64(s.Flags), addr: s.Addr,
+			off: s.Offset, size: s.Size, link: s.Link, info: s.Info, entsize: s.Entsize, data: s.Data}
 	}
 	return f, nil
-}
-
-// cstring is the NUL-terminated string at off in b.
-func cstring(b []byte, off uint64) (string, bool) {
-	if off >= uint64(len(b)) {
-		return "", off == 0 && len(b) == 0
-	}
-	for i := off; i < uint64(len(b)); i++ {
-		if b[i] == 0 {
-			return string(b[off:i]), true
-		}
-	}
-	return "", false
 }
 
 // section returns the first section with that name.
@@ -161,42 +92,18 @@ func (f *elfFile) section(name string) *elfSection {
 }
 
 // symbols reads the symbol table (.symtab, else .dynsym). visit is called
-// for each symbol after the null one; names share no memory with the input
-// (strings are copied, as they are small).
+// for each symbol after the null one.
 func (f *elfFile) symbols(visit func(i int, s *elfSymbol)) error {
-	var tab *elfSection
-	for _, want := range []uint32{shtSymtab, shtDynsym} {
-		for i := range f.sections {
-			if f.sections[i].typ == want {
-				tab = &f.sections[i]
-				break
-			}
-		}
-		if tab != nil {
-			break
-		}
+	syms, err := f.elf.Symbols()
+	if err == nil && syms == nil {
+		syms, err = f.elf.DynamicSymbols()
 	}
-	if tab == nil {
-		return nil
+	if err != nil {
+		return err
 	}
-	if tab.entsize != 24 && tab.entsize != 0 {
-		return format.Errorf(int64(tab.off), format.ErrCorrupt, "symbol table entry size %d, want 24", tab.entsize)
-	}
-	if uint64(tab.link) >= uint64(len(f.sections)) {
-		return format.Errorf(int64(tab.off), format.ErrCorrupt, "symbol table's string table index %d out of range", tab.link)
-	}
-	strs := f.bytes(&f.sections[tab.link])
-	b := f.bytes(tab)
-	le := binary.LittleEndian
-	for i := 1; (i+1)*24 <= len(b); i++ {
-		e := b[i*24:]
-		s := elfSymbol{value: le.Uint64(e[8:]), size: le.Uint64(e[16:]), info: e[4], other: e[5], shndx: le.Uint16(e[6:])}
-		n, ok := cstring(strs, uint64(le.Uint32(e)))
-		if !ok {
-			return format.Errorf(int64(tab.off)+int64(i)*24, format.ErrCorrupt, "symbol %d name offset 0x%x out of range", i, le.Uint32(e))
-		}
-		s.name = n
-		visit(i, &s)
+	for i := 1; i < len(syms); i++ {
+		s := &syms[i]
+		visit(i, &elfSymbol{name: s.Name, value: s.Value, size: s.Size, info: s.Info, other: s.Other, shndx: s.Section})
 	}
 	return nil
 }
@@ -270,7 +177,7 @@ func (f *elfFile) notes(visit func(n note) error) error {
 // directives). It returns where each size comes from.
 func (f *elfFile) layoutSizes(syms []elfSymbol) []SizeSource {
 	from := make([]SizeSource, len(syms))
-	starts := map[uint16][]uint64{}
+	starts := map[uint32][]uint64{}
 	need := false
 	for i := range syms {
 		s := &syms[i]

@@ -2,7 +2,7 @@ package wrap
 
 import (
 	"bytes"
-	"debug/elf"
+	"debug/elf" // for its machine names only
 	"debug/pe"
 	"encoding/binary"
 	"fmt"
@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/offload-kit/offload-kit/format"
-	"github.com/offload-kit/offload-kit/format/syclprop"
 )
 
 // Describe returns a readable description of a registration object: what
@@ -21,11 +20,6 @@ import (
 // name of an undefined symbol. The format is documented in
 // docs/wrapper-objects.md.
 func Describe(obj []byte) (desc string, err error) {
-	defer func() {
-		if r := recover(); r != nil { // debug/elf and debug/pe are not hardened
-			desc, err = "", fmt.Errorf("wrap: describe: malformed object: %v: %w", r, format.ErrCorrupt)
-		}
-	}()
 	var v *view
 	if format.Identify(obj) == format.KindCOFF {
 		v, err = coffView(obj)
@@ -102,48 +96,49 @@ func (v *view) target(s vsym, isSection bool, addend int64) reloc {
 }
 
 func elfView(obj []byte) (*view, error) {
-	f, err := elf.NewFile(bytes.NewReader(obj))
+	f, err := format.ParseELF(obj)
 	if err != nil {
 		return nil, err
 	}
-	v := newView(f.Machine.String())
+	v := newView(elf.Machine(f.Machine).String())
 	for _, s := range f.Sections {
-		vs := vsec{name: s.Name, typ: format.SectionType(s.Type).String(), size: s.Size, align: s.Addralign,
-			flags: elfFlags(s.Flags), nobits: s.Type == elf.SHT_NOBITS, isELF: true}
-		vs.list = s.Flags&elf.SHF_ALLOC != 0 && s.Flags&elf.SHF_EXECINSTR == 0 && format.SectionType(s.Type) != format.SHT_X86_64_UNWIND &&
+		vs := vsec{name: s.Name, typ: s.Type.String(), size: s.Size, align: s.Addralign,
+			flags: elfFlags(s.Flags), nobits: s.Type == format.SHT_NOBITS, isELF: true}
+		vs.list = s.Flags&format.SHF_ALLOC != 0 && s.Flags&format.SHF_EXECINSTR == 0 && s.Type != format.SHT_X86_64_UNWIND &&
 			s.Name != ".rodata" && s.Name != ".eh_frame"
-		if s.Type == elf.SHT_INIT_ARRAY || s.Type == elf.SHT_FINI_ARRAY {
-			vs.ctor = map[bool]string{true: "constructor", false: "destructor"}[s.Type == elf.SHT_INIT_ARRAY]
+		if s.Type == format.SHT_INIT_ARRAY || s.Type == format.SHT_FINI_ARRAY {
+			vs.ctor = map[bool]string{true: "constructor", false: "destructor"}[s.Type == format.SHT_INIT_ARRAY]
 			vs.prio = "65535"
 			if i := strings.LastIndexByte(s.Name, '.'); i > 0 && strings.Count(s.Name, ".") > 1 {
 				vs.prio = s.Name[i+1:]
 			}
 		}
-		if s.Type != elf.SHT_NOBITS && s.Type != elf.SHT_NULL {
-			if vs.data, err = s.Data(); err != nil {
-				return nil, fmt.Errorf("section %s: %w", s.Name, err)
-			}
-		}
+		vs.data = s.Data
 		v.addSec(vs)
 	}
 	syms, err := f.Symbols()
 	if err != nil {
 		return nil, err
 	}
+	if syms == nil {
+		return nil, fmt.Errorf("no symbol section: %w", format.ErrCorrupt)
+	}
+	// vsyms[k] is symbol k, as relocations number them (0 is the null symbol).
 	vsyms := make([]vsym, len(syms))
 	isSec := make([]bool, len(syms))
-	for i, s := range syms {
-		vs := vsym{name: s.Name, value: s.Value, size: s.Size, fn: elf.ST_TYPE(s.Info) == elf.STT_FUNC}
+	for i := 1; i < len(syms); i++ {
+		s := &syms[i]
+		vs := vsym{name: s.Name, value: s.Value, size: s.Size, fn: s.Type() == format.STT_FUNC}
 		switch {
-		case s.Section == elf.SHN_UNDEF:
+		case s.Section == format.SHN_UNDEF:
 			vs.undefined = true
-			if elf.ST_VISIBILITY(s.Other) == elf.STV_HIDDEN {
+			if s.Visibility() == format.STV_HIDDEN {
 				vs.undefNote = " (hidden)"
 			}
-		case int(s.Section) < len(f.Sections):
+		case uint64(s.Section) < uint64(len(f.Sections)):
 			vs.sec = f.Sections[s.Section].Name
 		}
-		if elf.ST_TYPE(s.Info) == elf.STT_SECTION {
+		if s.Type() == format.STT_SECTION {
 			isSec[i] = true
 			vs.name = vs.sec
 		} else if s.Name != "" && !isMappingSymbol(s.Name) {
@@ -158,20 +153,17 @@ func elfView(obj []byte) (*view, error) {
 		vsyms[i] = vs
 	}
 	for _, s := range f.Sections {
-		if s.Type != elf.SHT_RELA || int(s.Info) >= len(f.Sections) {
+		if s.Type != format.SHT_RELA || uint64(s.Info) >= uint64(len(f.Sections)) {
 			continue
 		}
-		raw, err := s.Data()
-		if err != nil {
-			return nil, fmt.Errorf("section %s: %w", s.Name, err)
-		}
+		raw := s.Data
 		m := map[uint64]reloc{}
 		for i := 0; i+24 <= len(raw); i += 24 {
 			off := binary.LittleEndian.Uint64(raw[i:])
-			idx := int(binary.LittleEndian.Uint64(raw[i+8:]) >> 32) // 1-based: Symbols drops the null symbol
+			idx := binary.LittleEndian.Uint64(raw[i+8:]) >> 32
 			add := int64(binary.LittleEndian.Uint64(raw[i+16:]))
-			if idx >= 1 && idx <= len(vsyms) {
-				m[off] = v.target(vsyms[idx-1], isSec[idx-1], add)
+			if idx >= 1 && idx < uint64(len(vsyms)) {
+				m[off] = v.target(vsyms[idx], isSec[idx], add)
 			} else {
 				m[off] = reloc{sym: "?", addend: add}
 			}
@@ -183,12 +175,12 @@ func elfView(obj []byte) (*view, error) {
 	return v, nil
 }
 
-func elfFlags(f elf.SectionFlag) string {
+func elfFlags(f format.SectionFlag) string {
 	var s []byte
 	for _, x := range []struct {
-		f elf.SectionFlag
+		f format.SectionFlag
 		c byte
-	}{{elf.SHF_WRITE, 'W'}, {elf.SHF_ALLOC, 'A'}, {elf.SHF_EXECINSTR, 'X'}, {elf.SHF_MERGE, 'M'}, {elf.SHF_STRINGS, 'S'}} {
+	}{{format.SHF_WRITE, 'W'}, {format.SHF_ALLOC, 'A'}, {format.SHF_EXECINSTR, 'X'}, {format.SHF_MERGE, 'M'}, {format.SHF_STRINGS, 'S'}} {
 		if f&x.f != 0 {
 			s = append(s, x.c)
 		}
@@ -196,7 +188,19 @@ func elfFlags(f elf.SectionFlag) string {
 	return string(s)
 }
 
-func coffView(obj []byte) (*view, error) {
+// coffView reads a COFF object with debug/pe, which is not hardened
+// against hostile input: a panic there is a malformed object. (ELF objects
+// go through format.ParseELF, which never panics.)
+func coffView(obj []byte) (v *view, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = nil, fmt.Errorf("malformed object: %v: %w", r, format.ErrCorrupt)
+		}
+	}()
+	return coffViewPE(obj)
+}
+
+func coffViewPE(obj []byte) (*view, error) {
 	f, err := pe.NewFile(bytes.NewReader(obj))
 	if err != nil {
 		return nil, err
@@ -610,12 +614,12 @@ func (d *describer) syclProps(sec string, off uint64) {
 			pname, _ := d.cstring(pb.sym, uint64(q))
 			typ := binary.LittleEndian.Uint32(t.data[q+16:])
 			size := binary.LittleEndian.Uint64(t.data[q+24:])
-			switch syclprop.Type(typ) {
-			case syclprop.Uint32:
+			switch SYCLPropType(typ) {
+			case SYCLPropUint32:
 				d.p("      %q uint32 %d value=%s\n", pname, size, d.ptr(pb.sym, uint64(q)+8))
-			case syclprop.ByteArray:
+			case SYCLPropByteArray:
 				d.p("      %q bytes size=%d value=%s%s\n", pname, size, d.ptr(pb.sym, uint64(q)+8), d.bytesAt(pb.sym, uint64(q)+8, size))
-			case syclprop.String:
+			case SYCLPropString:
 				v, _ := d.cstring(pb.sym, uint64(q)+8)
 				d.p("      %q string size=%d value=%s %q\n", pname, size, d.ptr(pb.sym, uint64(q)+8), v)
 			default:

@@ -6,8 +6,6 @@ package linkwrap
 // internal/scan later.
 
 import (
-	"bytes"
-	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -165,7 +163,7 @@ func isSharedObject(data []byte) bool {
 	} else {
 		et = uint16(data[16]) | uint16(data[17])<<8
 	}
-	return et == uint16(elf.ET_DYN)
+	return et == format.ET_DYN
 }
 
 // scanInputs walks the host link line in order (spec §2, extended; the
@@ -284,24 +282,19 @@ func (res *scanResult) shared(w *hostlink.Walker, name string, data []byte, pos 
 // dynamicSymbols reads a shared object's strong dynamic definitions and
 // strong undefined references.
 func dynamicSymbols(data []byte) (defs, undefs []string, ok bool) {
-	defer func() {
-		if recover() != nil {
-			defs, undefs, ok = nil, nil, false
-		}
-	}()
-	f, err := elf.NewFile(bytes.NewReader(data))
+	f, err := format.ParseELF(data)
 	if err != nil {
 		return nil, nil, false
 	}
 	syms, err := f.DynamicSymbols()
-	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
+	if err != nil {
 		return nil, nil, false
 	}
 	for _, s := range syms {
-		if bind := elf.ST_BIND(s.Info); s.Name == "" || (bind != elf.STB_GLOBAL && bind != stbGNUUnique) {
+		if bind := s.Bind(); s.Name == "" || (bind != format.STB_GLOBAL && bind != format.STB_GNU_UNIQUE) {
 			continue
 		}
-		if s.Section == elf.SHN_UNDEF {
+		if s.Section == format.SHN_UNDEF {
 			undefs = append(undefs, s.Name)
 		} else {
 			defs = append(defs, s.Name)
@@ -350,9 +343,6 @@ func (d *driver) dropPrelinked(su scan.Unit) []*offload.Binary {
 	return out
 }
 
-// stbGNUUnique is STB_GNU_UNIQUE, a global binding debug/elf does not name.
-const stbGNUUnique elf.SymBind = 10
-
 // symtab is what symbol resolution needs of an object.
 type symtab struct {
 	defs    []string // global, weak and unique definitions (not common)
@@ -364,11 +354,6 @@ type symtab struct {
 // bitcode module (its irsymtab) or a COFF short import member. ok is false
 // for anything else (COFF objects included) and for damaged files.
 func symbols(data []byte) (st symtab, ok bool) {
-	defer func() {
-		if recover() != nil {
-			st, ok = symtab{}, false
-		}
-	}()
 	switch format.Identify(data) {
 	case format.KindELF:
 	case format.KindBitcode:
@@ -386,25 +371,25 @@ func symbols(data []byte) (st symtab, ok bool) {
 	default:
 		return st, false
 	}
-	f, err := elf.NewFile(bytes.NewReader(data))
-	if err != nil || f.Type != elf.ET_REL {
+	f, err := format.ParseELF(data)
+	if err != nil || f.Type != format.ET_REL {
 		return st, false
 	}
 	syms, err := f.Symbols()
-	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
+	if err != nil {
 		return st, false
 	}
 	for _, s := range syms {
-		bind := elf.ST_BIND(s.Info)
-		if s.Name == "" || (bind != elf.STB_GLOBAL && bind != elf.STB_WEAK && bind != stbGNUUnique) {
+		bind := s.Bind()
+		if s.Name == "" || (bind != format.STB_GLOBAL && bind != format.STB_WEAK && bind != format.STB_GNU_UNIQUE) {
 			continue
 		}
 		switch s.Section {
-		case elf.SHN_UNDEF:
-			if bind == elf.STB_GLOBAL {
+		case format.SHN_UNDEF:
+			if bind == format.STB_GLOBAL {
 				st.undefs = append(st.undefs, s.Name)
 			}
-		case elf.SHN_COMMON:
+		case format.SHN_COMMON:
 			st.commons = append(st.commons, s.Name)
 		default:
 			st.defs = append(st.defs, s.Name)

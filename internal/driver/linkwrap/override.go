@@ -1,8 +1,8 @@
 package linkwrap
 
 import (
-	"bytes"
-	"debug/elf"
+	"debug/elf" // for its machine names only
+	"encoding/binary"
 	"fmt"
 	"os"
 	"strings"
@@ -37,41 +37,28 @@ func (d *driver) overrideImages() ([]linkedImage, error) {
 
 // elfTarget derives (triple, arch) from an ELF device image.
 func elfTarget(data []byte) (triple, arch string, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("not a valid ELF file")
-		}
-	}()
-	f, err := elf.NewFile(bytes.NewReader(data))
+	f, err := format.ParseELF(data)
 	if err != nil {
 		return "", "", fmt.Errorf("not an ELF file: %w", err)
 	}
-	flags := uint32(0)
-	if len(data) >= 52 {
-		if f.Class == elf.ELFCLASS64 && len(data) >= 64 {
-			flags = f.ByteOrder.Uint32(data[48:])
-		} else {
-			flags = f.ByteOrder.Uint32(data[36:])
-		}
-	}
 	switch f.Machine {
-	case elf.EM_AMDGPU:
-		return "amdgcn-amd-amdhsa", codeobj.AMDGPUProcessor(flags), nil
-	case elf.EM_CUDA:
-		sm := flags & 0xff
+	case format.EM_AMDGPU:
+		return "amdgcn-amd-amdhsa", codeobj.AMDGPUProcessor(f.Flags), nil
+	case format.EM_CUDA:
+		sm := f.Flags & 0xff
 		if f.ABIVersion >= 8 { // CUDA 12.8+ moved the SM to bits 8..15
-			sm = (flags >> 8) & 0xff
+			sm = (f.Flags >> 8) & 0xff
 		}
 		return "nvptx64-nvidia-cuda", fmt.Sprintf("sm_%d", sm), nil
-	case elf.EM_X86_64:
+	case format.EM_X86_64:
 		return "x86_64-unknown-linux-gnu", "", nil
-	case elf.EM_AARCH64:
+	case format.EM_AARCH64:
 		return "aarch64-unknown-linux-gnu", "", nil
-	case elf.EM_PPC64:
-		if f.ByteOrder.String() == "LittleEndian" {
+	case format.EM_PPC64:
+		if f.ByteOrder == binary.LittleEndian {
 			return "powerpc64le-unknown-linux-gnu", "", nil
 		}
 		return "powerpc64-unknown-linux-gnu", "", nil
 	}
-	return "", "", fmt.Errorf("unsupported ELF machine %s", f.Machine)
+	return "", "", fmt.Errorf("unsupported ELF machine %s", elf.Machine(f.Machine))
 }
