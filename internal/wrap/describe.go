@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/offload-kit/offload-kit/format"
+	"github.com/offload-kit/offload-kit/format/syclprop"
 )
 
 // Describe returns a readable description of a registration object: what
@@ -614,12 +615,12 @@ func (d *describer) syclProps(sec string, off uint64) {
 			pname, _ := d.cstring(pb.sym, uint64(q))
 			typ := binary.LittleEndian.Uint32(t.data[q+16:])
 			size := binary.LittleEndian.Uint64(t.data[q+24:])
-			switch SYCLPropType(typ) {
-			case SYCLPropUint32:
+			switch syclprop.Type(typ) {
+			case syclprop.Uint32:
 				d.p("      %q uint32 %d value=%s\n", pname, size, d.ptr(pb.sym, uint64(q)+8))
-			case SYCLPropByteArray:
+			case syclprop.ByteArray:
 				d.p("      %q bytes size=%d value=%s%s\n", pname, size, d.ptr(pb.sym, uint64(q)+8), d.bytesAt(pb.sym, uint64(q)+8, size))
-			case SYCLPropString:
+			case syclprop.String:
 				v, _ := d.cstring(pb.sym, uint64(q)+8)
 				d.p("      %q string size=%d value=%s %q\n", pname, size, d.ptr(pb.sym, uint64(q)+8), v)
 			default:
