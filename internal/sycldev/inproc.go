@@ -80,10 +80,10 @@ func llvmErr(file string, err error) error {
 		// names the one that failed needs no other name
 		for _, f := range append([]string{file}, strings.Split(file, ", ")...) {
 			if strings.HasPrefix(msg, f+":") {
-				return errors.New(msg)
+				return &textErr{msg, err}
 			}
 		}
-		return &Error{File: file, Err: errors.New(msg)}
+		return &Error{File: file, Err: &textErr{msg, err}}
 	}
 	return &Error{File: file, Err: err}
 }

@@ -42,7 +42,7 @@ func streamInput(name string) bool { return llvmpool.Stream(name) != llvmpool.No
 func (d *driver) spill(name string, lib bool) (string, error) {
 	f, err := os.Open(name)
 	if err != nil {
-		return "", fileErr(name, "%v", errors.Unwrap(err))
+		return "", fileErr(name, "%w", errors.Unwrap(err))
 	}
 	defer f.Close()
 	// identify first: /dev/zero or a stream of anything else fails here,
@@ -50,7 +50,7 @@ func (d *driver) spill(name string, lib bool) (string, error) {
 	head := make([]byte, 4096)
 	n, err := io.ReadFull(f, head)
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		return "", fileErr(name, "%v", err)
+		return "", fileErr(name, "%w", err)
 	}
 	head = head[:n]
 	var ext string
@@ -86,7 +86,7 @@ func (d *driver) spill(name string, lib bool) (string, error) {
 		err = cerr
 	}
 	if err != nil {
-		return "", fileErr(name, "%v", err)
+		return "", fileErr(name, "%w", err)
 	}
 	if int64(n)+copied > maxStreamInput {
 		os.Remove(p)

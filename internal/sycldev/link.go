@@ -68,9 +68,21 @@ func (e *Error) Error() string {
 }
 func (e *Error) Unwrap() error { return e.Err }
 
+// fileErr is an Error for file; a %w in format keeps the cause's chain.
 func fileErr(file string, format string, args ...any) error {
 	return &Error{File: file, Err: fmt.Errorf(format, args...)}
 }
+
+// textErr is an error told in other words (a tool's or LLVM's own message)
+// that keeps the error it stands for, so errors.Is and errors.As still
+// find the cause (a *run.Error, an *llvmpool.Error, context.Canceled).
+type textErr struct {
+	msg string
+	err error
+}
+
+func (e *textErr) Error() string { return e.msg }
+func (e *textErr) Unwrap() error { return e.err }
 
 type driver struct {
 	o      *Options
@@ -201,7 +213,7 @@ func (d *driver) tool(ctx context.Context, name string) (string, error) {
 	if d.env.Tools != nil {
 		c, err := d.env.Tools.Find(ctx, name)
 		if err != nil {
-			return "", fileErr(name, "%v", err)
+			return "", fileErr(name, "%w", err)
 		}
 		return c.Path, nil
 	}
@@ -254,10 +266,10 @@ func (d *driver) exec(ctx context.Context, r run.Runner, stdout io.Writer, file,
 			// "/usr/lib/llvm-22/bin/llvm-dis: error: Invalid bitcode
 			// signature" names no file: name it as the in-process step does
 			msg[0] = file + ": error: " + rest
-			return errors.New(firstLines([]byte(strings.Join(msg, "\n")), 6))
+			return &textErr{firstLines([]byte(strings.Join(msg, "\n")), 6), err}
 		}
 	}
-	return fileErr(name, "%s", firstLines([]byte(strings.Join(msg, "\n")), 6))
+	return &Error{File: name, Err: &textErr{firstLines([]byte(strings.Join(msg, "\n")), 6), err}}
 }
 
 // forwardWarnings prints the warning and note lines of a program's
@@ -300,7 +312,7 @@ func (d *driver) input(name string) ([]string, error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fileErr(name, "%v", errors.Unwrap(err))
+		return nil, fileErr(name, "%w", errors.Unwrap(err))
 	}
 	head := make([]byte, 4096)
 	n, _ := io.ReadFull(f, head)
@@ -345,17 +357,17 @@ func isTextIR(head []byte) bool {
 func (d *driver) extractBitcode(name string) ([]string, error) {
 	buf, err := os.ReadFile(name)
 	if err != nil {
-		return nil, fileErr(name, "%v", errors.Unwrap(err))
+		return nil, fileErr(name, "%w", errors.Unwrap(err))
 	}
 	obj, err := elfembed.Parse(buf)
 	if err != nil {
-		return nil, fileErr(name, "%v", err)
+		return nil, fileErr(name, "%w", err)
 	}
 	var out []string
 	for _, sec := range obj.OffloadSections() {
 		bins, err := offload.ParseAll(sec.Data, offload.ReadOptions{Align8: true})
 		if err != nil {
-			return nil, fileErr(name, "section %s: %v", sec.Name, err)
+			return nil, fileErr(name, "section %s: %w", sec.Name, err)
 		}
 		for _, b := range bins {
 			if b.Triple() != d.o.Triple || !format.IsBitcode(b.Image) {
@@ -512,7 +524,7 @@ func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) er
 	}
 	text, err := mmapfile.Open(llName)
 	if err != nil {
-		return fileErr(llName, "%v", err)
+		return fileErr(llName, "%w", err)
 	}
 	defer text.Close()
 	if o.PrintLinked {
@@ -778,7 +790,7 @@ func (d *driver) emitPart(ctx context.Context, m *split.Module, x *split.Extract
 	}
 	if img != spv || code == nil {
 		if code, err = os.ReadFile(img); err != nil {
-			return nil, fileErr(img, "%v", errors.Unwrap(err))
+			return nil, fileErr(img, "%w", errors.Unwrap(err))
 		}
 	}
 	r.image, r.kind = code, kind
@@ -828,7 +840,7 @@ func (d *driver) writeBinary(res []*partResult) error {
 		}
 	}
 	if err := workdir.WriteFile(d.o.Output, out, 0o644); err != nil {
-		return fileErr(d.o.Output, "%v", err)
+		return fileErr(d.o.Output, "%w", err)
 	}
 	return nil
 }

@@ -48,7 +48,7 @@ type stager struct {
 
 func (s *stager) write(final string, data []byte) error {
 	if atomicfile.Interrupted() {
-		return fileErr(final, "%v", atomicfile.ErrInterrupted)
+		return fileErr(final, "%w", atomicfile.ErrInterrupted)
 	}
 	if dirfd, ok := s.absent(final); ok {
 		dir, base := filepath.Split(final)
@@ -56,7 +56,7 @@ func (s *stager) write(final string, data []byte) error {
 		dir = filepath.Clean(dir)
 		if err == nil {
 			if !s.created(final) {
-				return fileErr(final, "%v", atomicfile.ErrInterrupted)
+				return fileErr(final, "%w", atomicfile.ErrInterrupted)
 			}
 			return nil
 		}
@@ -70,15 +70,15 @@ func (s *stager) write(final string, data []byte) error {
 	}
 	f, err := atomicfile.CreateMode(final, nil, 0o644)
 	if err != nil {
-		return fileErr(final, "%v", reason(err))
+		return fileErr(final, "%w", reason(err))
 	}
 	s.add(f)
 	if _, err := f.Writer().Write(data); err != nil {
 		f.Abort()
-		return fileErr(final, "%v", err)
+		return fileErr(final, "%w", err)
 	}
 	if err := f.Seal(); err != nil {
-		return fileErr(final, "%v", reason(err))
+		return fileErr(final, "%w", reason(err))
 	}
 	return nil
 }
@@ -172,7 +172,7 @@ func (s *stager) created(final string) bool {
 func (s *stager) reserve(final string) (string, error) {
 	f, err := atomicfile.CreateMode(final, nil, 0o644)
 	if err != nil {
-		return "", fileErr(final, "%v", reason(err))
+		return "", fileErr(final, "%w", reason(err))
 	}
 	if f.Streaming() {
 		f.Abort() // only closes it: the tool opens it itself
@@ -180,7 +180,7 @@ func (s *stager) reserve(final string) (string, error) {
 	}
 	s.add(f)
 	if err := f.Seal(); err != nil {
-		return "", fileErr(final, "%v", reason(err))
+		return "", fileErr(final, "%w", reason(err))
 	}
 	return f.TempName(), nil
 }
@@ -204,7 +204,7 @@ func (s *stager) commit() error {
 			s.pending = nil
 			var pe *os.PathError
 			if errors.As(err, &pe) {
-				return fileErr(pe.Path, "%v", pe.Err)
+				return fileErr(pe.Path, "%w", pe.Err)
 			}
 			return err
 		}
@@ -441,7 +441,7 @@ func (d *driver) writeIROutputs(res []*partResult) error {
 		return err
 	}
 	if err := workdir.WriteFile(o.Output, tb.Bytes(), 0o644); err != nil {
-		return fileErr(o.Output, "%v", reason(err))
+		return fileErr(o.Output, "%w", reason(err))
 	}
 	st.done()
 	return nil

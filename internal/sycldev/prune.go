@@ -21,7 +21,7 @@ func (d *driver) prune(ctx context.Context, m *split.Module) error {
 	ir := m.KeepReachable(nil, nil, split.ClosureOptions{})
 	if d.o.TextIR {
 		if err := workdir.WriteFile(d.o.Output, ir, 0o644); err != nil {
-			return fileErr(d.o.Output, "%v", err)
+			return fileErr(d.o.Output, "%w", err)
 		}
 		return nil
 	}
@@ -44,7 +44,7 @@ func (d *driver) prune(ctx context.Context, m *split.Module) error {
 		return err
 	}
 	if err := workdir.WriteFile(d.o.Output, data, 0o644); err != nil {
-		return fileErr(d.o.Output, "%v", err)
+		return fileErr(d.o.Output, "%w", err)
 	}
 	return nil
 }
