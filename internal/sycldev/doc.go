@@ -1,7 +1,8 @@
 // Package sycldev is the SYCL device-link pipeline shared by sycl-linker
 // (whose options, --help and Run it owns; cmd/sycl-linker calls it) and linker-wrapper
 // (internal/driver/linkwrap, which runs it in-process for SYCL groups
-// instead of "clang --sycl-link"): it links SYCL device bitcode (inputs,
+// instead of "clang --sycl-link", through Link, which returns the images in
+// memory): it links SYCL device bitcode (inputs,
 // archives, -l libraries, device libraries), splits the linked module with
 // package split, lowers specialization constants, writes property sets,
 // symbol tables and tables, and generates one SPIR-V image per part through

@@ -176,18 +176,31 @@ var (
 // ParseArgs parses a clang-sycl-linker command line (response files
 // already expanded).
 func ParseArgs(args []string) (*Options, error) {
+	o := &Options{}
+	if err := o.ParseArgs(args); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// ParseArgs parses args over o, as if they followed, on one command line,
+// the options o already holds: an option sets its field (the last one
+// given wins), inputs and list values are appended, and the checks apply
+// to the whole. linker-wrapper fills in what clang would pass
+// clang-sycl-linker and parses only the user's forwarded values so. On an
+// error o is partly updated.
+func (o *Options) ParseArgs(args []string) error {
 	parsed, err := table.Parse(args)
 	if err != nil {
 		var me *optable.MissingArgError
 		if errors.As(err, &me) {
-			return nil, &UsageError{Msg: fmt.Sprintf("argument to '%s' is missing (expected 1 value)", me.Spelling)}
+			return &UsageError{Msg: fmt.Sprintf("argument to '%s' is missing (expected 1 value)", me.Spelling)}
 		}
-		return nil, err
+		return err
 	}
-	o := &Options{}
 	for _, a := range parsed {
 		if a.Unknown {
-			return nil, &UsageError{Msg: fmt.Sprintf("unknown argument '%s'", a.Value())}
+			return &UsageError{Msg: fmt.Sprintf("unknown argument '%s'", a.Value())}
 		}
 		if a.IsInput() {
 			o.Inputs = append(o.Inputs, a.Value())
@@ -235,13 +248,13 @@ func ParseArgs(args []string) (*Options, error) {
 		case optSplit:
 			m, err := parseSplitMode(v)
 			if err != nil {
-				return nil, invalidValue(v, "--module-split-mode", splitModeValues)
+				return invalidValue(v, "--module-split-mode", splitModeValues)
 			}
 			o.SplitMode = m
 		case optSpecConst:
 			m, ok := specConstModes.Lookup(v)
 			if !ok {
-				return nil, invalidValue(v, "--spec-const", specConstModes.Names(""))
+				return invalidValue(v, "--spec-const", specConstModes.Names(""))
 			}
 			o.SpecConst = m
 		case optIrOutputOnly:
@@ -259,7 +272,7 @@ func ParseArgs(args []string) (*Options, error) {
 		case optPropFormat:
 			json, ok := propFormats.Lookup(v)
 			if !ok {
-				return nil, invalidValue(v, "--properties-format", propFormats.Names(""))
+				return invalidValue(v, "--properties-format", propFormats.Names(""))
 			}
 			o.PropJSON = json
 		case optKernelsOnly:
@@ -285,7 +298,7 @@ func ParseArgs(args []string) (*Options, error) {
 		case optJobs:
 			n, ok := optable.IntAtLeast(v, 1)
 			if !ok {
-				return nil, invalidValue(v, "-j", "a positive integer")
+				return invalidValue(v, "-j", "a positive integer")
 			}
 			o.Jobs = n
 		}
@@ -297,11 +310,11 @@ func ParseArgs(args []string) (*Options, error) {
 		}{{o.IROutputOnly, "--ir-output-only"}, {o.SplitMode != split.ModeNone, "--module-split-mode=" + o.SplitMode.String()},
 			{o.SpecConst != split.SpecNone, "--spec-const"}} {
 			if c.set {
-				return nil, &UsageError{Msg: "--prune-to-kernels writes one IR module: it cannot be combined with " + c.name}
+				return &UsageError{Msg: "--prune-to-kernels writes one IR module: it cannot be combined with " + c.name}
 			}
 		}
 	}
-	return o, nil
+	return nil
 }
 
 // WriteHelp prints clang-sycl-linker's --help page (all: --help-hidden).

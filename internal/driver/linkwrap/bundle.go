@@ -58,23 +58,7 @@ func (d *driver) bundle(ctx context.Context, images []linkedImage) ([]*bundled, 
 		case format.OfkHIP:
 			b.path, b.fatbin, err = d.hipFatbin(imgs)
 		case format.OfkSYCL:
-			for _, im := range imgs {
-				if d.opt.DryRun {
-					b.sycl = append(b.sycl, wrap.SYCLImage{Triple: im.key.triple, Symbols: []string{"stub"}})
-					continue
-				}
-				si, err := syclImages(im.data)
-				if err != nil {
-					return nil, fmt.Errorf("%s: %w", im.path, err)
-				}
-				b.sycl = append(b.sycl, si...)
-				if d.opt.SYCLRegistration != SYCLDescriptor {
-					for len(b.blob)%8 != 0 {
-						b.blob = append(b.blob, 0)
-					}
-					b.blob = append(b.blob, im.data...)
-				}
-			}
+			b.sycl, b.blob, err = d.syclBundle(imgs)
 		default:
 			return nil, fmt.Errorf("%s bundling is not supported", k)
 		}

@@ -171,6 +171,7 @@ type linkedImage struct {
 	path    string
 	data    []byte
 	bitcode bool
+	sycl    []wrap.SYCLImage // a SYCL link's images, in memory (sycl.go); nil: decode data
 }
 
 func (d *driver) run(ctx context.Context) error {
@@ -486,16 +487,19 @@ func (d *driver) linkGroup(ctx context.Context, g *group) ([]linkedImage, error)
 	if err != nil {
 		return nil, err
 	}
+	if seen[format.OfkSYCL] {
+		return d.syclLink(ctx, g, img) // in-process, the images in memory (sycl.go)
+	}
 	var job *linkJob
 	if nativeCUDA(g) {
 		job, err = d.cudaJob(ctx, g, img)
 	} else {
-		job, err = d.deviceJob(ctx, g, seen[format.OfkSYCL], img)
+		job, err = d.clangJob(ctx, g, false, img)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if outcome, err = d.runLinkJob(ctx, job, seen[format.OfkSYCL]); err != nil {
+	if outcome, err = d.runJob(ctx, job); err != nil {
 		return nil, err
 	}
 	var data []byte

@@ -2,101 +2,100 @@ package linkwrap
 
 // SYCL device links run in-process through internal/sycldev (the
 // sycl-linker pipeline) instead of "clang --sycl-link", which runs
-// clang-sycl-linker (spec §4.1 row 11, §10). The command line the pipeline
-// parses is the one clang would give clang-sycl-linker: the inputs,
-// --triple=<t> --arch=<a>, then the -Xlinker values (--linker-arg= and
-// --device-linker=[<triple>=]<arg>, i.e. clang's -Xoffload-linker), so
-// sycl-linker options such as --module-split-mode=kernel reach it.
+// clang-sycl-linker (spec §4.1 row 11, §10). The pipeline gets what clang
+// would give clang-sycl-linker: the inputs, --triple=<t> --arch=<a> and -o,
+// set as options here, then the -Xlinker values (--linker-arg= and
+// --device-linker=[<triple>=]<arg>, i.e. clang's -Xoffload-linker), parsed
+// over them as sycl-linker parses its command line, so sycl-linker options
+// such as --module-split-mode=kernel reach it. sycldev.Link hands back the
+// images in memory, their property sets as values: nothing is written and
+// read back (the OffloadBinaries sycl-linker would write are made only for
+// --sycl-registration=blob* and --save-temps).
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"strings"
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/offload"
 	"github.com/offload-kit/offload-kit/format/syclprop"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"github.com/offload-kit/offload-kit/internal/llvmpool"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/sycldev"
+	"github.com/offload-kit/offload-kit/internal/workdir"
 	"github.com/offload-kit/offload-kit/internal/wrap"
 )
 
 // syclTrace is the time-trace scope of an in-process SYCL link.
 const syclTrace = "SYCL device link"
 
-// deviceJob is the job of a clang or SYCL device link. A SYCL job has no
-// steps: runLinkJob runs it in-process.
-func (d *driver) deviceJob(ctx context.Context, g *group, sycl bool, img string) (*linkJob, error) {
-	if sycl {
-		return &linkJob{g: g, img: img, trace: syclTrace}, nil
-	}
-	return d.clangJob(ctx, g, false, img)
-}
-
-// runLinkJob runs j: in-process for SYCL, else through runJob (and the
-// device-link cache). In-process SYCL links are not cached.
-func (d *driver) runLinkJob(ctx context.Context, j *linkJob, sycl bool) (string, error) {
-	if !sycl {
-		return d.runJob(ctx, j)
-	}
-	return "", d.syclLink(ctx, j)
-}
-
-// syclArgs is the sycl-linker command line (without the program name) for
-// a group: what clang --sycl-link would pass to clang-sycl-linker.
-func (d *driver) syclArgs(j *linkJob) []string {
-	triple, arch := j.g.key.triple, j.g.key.arch
+// syclOptions are the sycl-linker options of g's link: those clang
+// --sycl-link would pass clang-sycl-linker (the inputs, --triple, --arch,
+// -o img, -v and --save-temps as the wrapper has them), with the
+// --linker-arg= values and the --device-linker= values for the triple
+// parsed over them. -v prints them as the equivalent sycl-linker command.
+func (d *driver) syclOptions(g *group, img string) (*sycldev.Options, error) {
+	triple, arch := g.key.triple, g.key.arch
 	if arch == "generic" {
 		arch = ""
 	}
-	var args []string
-	for _, in := range j.g.inputs {
-		args = append(args, in.path)
+	o := &sycldev.Options{Triple: triple, Arch: arch, Output: img, Verbose: d.opt.Verbose, SaveTemps: d.opt.SaveTemps}
+	for _, in := range g.inputs {
+		o.Inputs = append(o.Inputs, in.path)
 	}
-	args = append(args, "--triple="+triple, "--arch="+arch, "-o", j.img)
+	forwarded := append(append([]string(nil), d.opt.LinkerArgs...), deviceValues(d.opt.DeviceLinker, triple)...)
 	if d.opt.Verbose {
-		args = append(args, "-v")
+		cmd := append(append([]string{"sycl-linker"}, o.Inputs...), "--triple="+triple, "--arch="+arch, "-o", img, "-v")
+		if d.opt.SaveTemps {
+			cmd = append(cmd, "--save-temps")
+		}
+		fmt.Fprintln(d.env.Stderr, run.FormatCommand(append(cmd, forwarded...)))
 	}
-	if d.opt.SaveTemps {
-		args = append(args, "--save-temps")
+	if err := o.ParseArgs(forwarded); err != nil {
+		return nil, err
 	}
-	args = append(args, d.opt.LinkerArgs...)
-	return append(args, deviceValues(d.opt.DeviceLinker, triple)...)
+	return o, nil
 }
 
-// syclLink runs the sycl-linker pipeline for j's group, writing the
-// concatenated OffloadBinaries (one per split image) to j.img.
+// syclLink runs the sycl-linker pipeline for g in-process and returns its
+// images: one linkedImage holding a registration image per split part
+// (sycl), and, for --sycl-registration=blob* and --save-temps, their
+// OffloadBinaries (data), which --save-temps keeps at img.
 //
 // --dry-run prints the "clang --sycl-link" command LLVM's wrapper would
 // run, as the reference prints it, and runs nothing (the bundler then uses
 // the stub image, as LLVM's wrapper does). -v prints the equivalent
 // sycl-linker command line, then the pipeline's own commands (llvm-link,
 // llvm-dis, llc, ...).
-func (d *driver) syclLink(ctx context.Context, j *linkJob) error {
-	args := d.syclArgs(j)
+func (d *driver) syclLink(ctx context.Context, g *group, img string) ([]linkedImage, error) {
+	arch := g.key.arch
+	if arch == "generic" {
+		arch = ""
+	}
+	out := linkedImage{key: groupKey{g.key.triple, arch}, kind: format.OfkSYCL, path: img, bitcode: d.opt.EmbedBitcode}
 	if d.opt.DryRun {
 		clang, err := d.findClang(ctx)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var inputs []string
-		for _, in := range j.g.inputs {
+		for _, in := range g.inputs {
 			inputs = append(inputs, in.path)
 		}
-		return d.runner.Run(ctx, &run.Cmd{Args: d.deviceArgs(clang, j.g.key, true, j.img, inputs)})
+		if err := d.runner.Run(ctx, &run.Cmd{Args: d.deviceArgs(clang, g.key, true, img, inputs)}); err != nil {
+			return nil, err
+		}
+		return []linkedImage{out}, nil
 	}
-	if d.opt.Verbose {
-		fmt.Fprintln(d.env.Stderr, run.FormatCommand(append([]string{"sycl-linker"}, args...)))
-	}
-	o, err := sycldev.ParseArgs(args)
+	o, err := d.syclOptions(g, img)
 	if err != nil {
-		return fmt.Errorf("SYCL device link for %s: %w", groupName(j.g.key), err)
+		return nil, fmt.Errorf("SYCL device link for %s: %w", groupName(g.key), err)
 	}
 	if o.Help || o.Version || o.IROutputOnly || o.PruneToKernels {
-		return fmt.Errorf("SYCL device link for %s: --help, --version, --ir-output-only and --prune-to-kernels cannot be forwarded to the in-process sycl-linker", groupName(j.g.key))
+		return nil, fmt.Errorf("SYCL device link for %s: --help, --version, --ir-output-only and --prune-to-kernels cannot be forwarded to the in-process sycl-linker", groupName(g.key))
 	}
 	runner := d.env.Runner
 	if runner == nil {
@@ -118,12 +117,58 @@ func (d *driver) syclLink(ctx context.Context, j *linkJob) error {
 		Tools: d.toolchain(),
 		LLVM:  llvm,
 	}
-	end := d.trace.beginOn(j.trace, "", j.g.key.triple+" "+j.g.key.arch)
+	end := d.trace.beginOn(syclTrace, "", g.key.triple+" "+g.key.arch)
 	defer end()
-	if err := sycldev.Run(ctx, env, o); err != nil {
-		return fmt.Errorf("SYCL device link for %s: %w", groupName(j.g.key), namedInputs(err, j.g))
+	imgs, err := sycldev.Link(ctx, env, o)
+	if err != nil {
+		return nil, fmt.Errorf("SYCL device link for %s: %w", groupName(g.key), namedInputs(err, g))
 	}
-	return nil
+	if len(imgs) == 0 {
+		return nil, fmt.Errorf("%s: SYCL device link wrote no OffloadBinary", img)
+	}
+	for _, im := range imgs {
+		out.sycl = append(out.sycl, wrap.SYCLImage{Triple: im.Triple, Image: im.Data, ImageKind: uint8(im.Kind), Symbols: im.Kernels, PropertySets: im.Properties})
+	}
+	if d.opt.SYCLRegistration != SYCLDescriptor || d.opt.SaveTemps {
+		for _, im := range imgs {
+			if out.data, err = im.AppendBinary(out.data); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if d.opt.SaveTemps {
+		if err := workdir.WriteFile(img, out.data, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return []linkedImage{out}, nil
+}
+
+// syclBundle gathers the SYCL images to register: as linked in-process,
+// decoded from the OffloadBinaries of an --override-image file
+// (syclImages), or the stub under --dry-run; with
+// --sycl-registration=blob*, also their OffloadBinaries, each 8-aligned.
+func (d *driver) syclBundle(imgs []linkedImage) (sycl []wrap.SYCLImage, blob []byte, err error) {
+	for _, im := range imgs {
+		if d.opt.DryRun {
+			sycl = append(sycl, wrap.SYCLImage{Triple: im.key.triple, Symbols: []string{"stub"}})
+			continue
+		}
+		si := im.sycl
+		if si == nil {
+			if si, err = syclImages(im.data); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", im.path, err)
+			}
+		}
+		sycl = append(sycl, si...)
+		if d.opt.SYCLRegistration != SYCLDescriptor {
+			for len(blob)%8 != 0 {
+				blob = append(blob, 0)
+			}
+			blob = append(blob, im.data...)
+		}
+	}
+	return sycl, blob, nil
 }
 
 // namedInputs names, in a SYCL device-link error, the user's object or
@@ -151,8 +196,9 @@ type renamedErr struct {
 func (e *renamedErr) Error() string { return e.msg }
 func (e *renamedErr) Unwrap() error { return e.err }
 
-// syclImages decodes a SYCL device-link output, one or more concatenated
-// v1 OffloadBinaries (one per split image), into registration images. Each
+// syclImages decodes a SYCL device-link output read from a file (an
+// --override-image), one or more concatenated v1 OffloadBinaries (one per
+// split image) as sycl-linker writes, into registration images. Each
 // keeps its kernel names (string "symbols", split on "\n") and its property
 // sets (string "properties", intel's .prop text, spec sycl.md §7.1), which
 // internal/wrap registers in intel's runtime layout (sycl.md §9.1) through

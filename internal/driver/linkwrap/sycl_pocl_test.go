@@ -197,7 +197,7 @@ func TestSYCLLinkRefusesPrune(t *testing.T) {
 	img := filepath.Join(t.TempDir(), "dev.img")
 	for _, opt := range []string{"--prune-to-kernels", "--ir-output-only"} {
 		d := &driver{opt: &Options{DeviceLinker: []string{opt}}}
-		err := d.syclLink(context.Background(), &linkJob{g: &group{key: groupKey{"spirv64-unknown-unknown", ""}}, img: img})
+		_, err := d.syclLink(context.Background(), &group{key: groupKey{"spirv64-unknown-unknown", ""}}, img)
 		require.Error(t, err, opt)
 		assert.Equal(t, "SYCL device link for spirv64-unknown-unknown: --help, --version, --ir-output-only and --prune-to-kernels cannot be forwarded to the in-process sycl-linker", err.Error())
 		assert.NoFileExists(t, img)
