@@ -1,6 +1,6 @@
 // Package xxhash is the xxHash family: XXH64 (seed 0), streaming, and
 // XXH3-64 over its pieces. The content checksum of a zstd frame is the low
-// 32 bits of XXH64 (internal/zstdpipe); the packager's kernels report hashes
+// 32 bits of XXH64 (internal/zstdpipe); the kernels report (internal/driver/kernels) hashes
 // function bodies with XXH64; LLVM's StringMap, whose order format/bundle
 // reproduces, hashes with XXH3.
 package xxhash

@@ -494,7 +494,7 @@ func (d *driver) linkGroup(ctx context.Context, g *group) ([]linkedImage, error)
 	if nativeCUDA(g) {
 		job, err = d.cudaJob(ctx, g, img)
 	} else {
-		job, err = d.clangJob(ctx, g, false, img)
+		job, err = d.clangJob(ctx, g, img)
 	}
 	if err != nil {
 		return nil, err
@@ -516,8 +516,9 @@ func (d *driver) linkGroup(ctx context.Context, g *group) ([]linkedImage, error)
 	return out, nil
 }
 
-// clangJob is a device link through clang (spec §4.1).
-func (d *driver) clangJob(ctx context.Context, g *group, sycl bool, img string) (*linkJob, error) {
+// clangJob is a device link through clang (spec §4.1); SYCL groups link
+// in sycl.go.
+func (d *driver) clangJob(ctx context.Context, g *group, img string) (*linkJob, error) {
 	var inputs []string
 	for _, in := range g.inputs {
 		inputs = append(inputs, in.path)
@@ -527,7 +528,7 @@ func (d *driver) clangJob(ctx context.Context, g *group, sycl bool, img string) 
 	if err != nil {
 		return nil, err
 	}
-	args := d.deviceArgs(clang, g.key, sycl, img, inputs)
+	args := d.deviceArgs(clang, g.key, false, img, inputs)
 	return &linkJob{g: g, img: img, steps: [][]string{args}, trace: "Clang", libs: !g.key.target().IsGPU()}, nil
 }
 

@@ -93,9 +93,6 @@ func ErrText(err error) string {
 	return err.Error()
 }
 
-// errText is ErrText under the name filter.go calls it by.
-func errText(err error) string { return ErrText(err) }
-
 func asPathErr(err error, pe **os.PathError) bool {
 	for err != nil {
 		if p, ok := err.(*os.PathError); ok {

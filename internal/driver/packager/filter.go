@@ -80,7 +80,7 @@ func containerEntries(env *Env, l *lister, input string) ([]extractEntry, error)
 			if a.Thin {
 				mf, err := mmapfile.Open(env.Path(thinMemberPath(uriPath(input), m.Name)))
 				if err != nil {
-					return nil, fmt.Errorf("%s(%s): %s", input, m.Name, errText(err))
+					return nil, fmt.Errorf("%s(%s): %s", input, m.Name, ErrText(err))
 				}
 				defer mf.Close()
 				md = mf.Data
