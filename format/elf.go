@@ -157,7 +157,10 @@ func ParseELF(data []byte) (*ELFFile, error) {
 		return nil, Errorf(int64(shentOff), ErrCorrupt, "e_shentsize %d, want %d", shentsize, shentWant)
 	}
 	if !binio.InRange(shoff, shentWant, uint64(len(data))) {
-		return nil, Errorf(int64(shoffOff), ErrTruncated, "section header table at 0x%x past the end of the file", shoff)
+		if shnum != 0 {
+			return nil, Errorf(int64(shoffOff), ErrTruncated, "%d section headers at 0x%x run past the end (%d bytes)", shnum, shoff, len(data))
+		}
+		return nil, Errorf(int64(shoffOff), ErrTruncated, "section header table at 0x%x runs past the end (%d bytes)", shoff, len(data))
 	}
 	first, _ := f.readShdr(data[shoff:])
 	if shnum == 0 { // extended numbering: the count is section 0's sh_size
@@ -167,7 +170,7 @@ func ParseELF(data []byte) (*ELFFile, error) {
 		shstrndx = uint64(first.Link)
 	}
 	if shnum > uint64(len(data))/shentWant || !binio.InRange(shoff, shnum*shentWant, uint64(len(data))) {
-		return nil, Errorf(int64(shoff), ErrTruncated, "%d section headers at 0x%x run past the end of the file", shnum, shoff)
+		return nil, Errorf(int64(shoff), ErrTruncated, "%d section headers at 0x%x run past the end (%d bytes)", shnum, shoff, len(data))
 	}
 	f.Sections = make([]ELFSection, shnum)
 	nameOff := make([]uint32, shnum)
