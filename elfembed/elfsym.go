@@ -61,12 +61,12 @@ func rewriteSymbols(f *elfFile, e Edit, removed []bool, newIdx []int, byOld []*e
 		}
 		symSec := func(k int) (sec int, x bool, err error) {
 			sh := int(bo.Uint16(d[k*ent+shndxOff:]))
-			if sh == shnXindex {
+			if sh == format.SHN_XINDEX {
 				if xdata == nil {
 					return 0, true, format.Errorf(int64(h.off)+int64(k*ent), format.ErrCorrupt, "symbol %d: SHN_XINDEX without an index table", k)
 				}
 				sec, x = int(bo.Uint32(xdata[k*4:])), true
-			} else if sh >= shnLoreserve {
+			} else if sh >= format.SHN_LORESERVE {
 				return 0, false, nil
 			} else {
 				sec = sh
@@ -131,7 +131,7 @@ func rewriteSymbols(f *elfFile, e Edit, removed []bool, newIdx []int, byOld []*e
 				nx = app32(bo, nx, uint32(ns))
 			} else {
 				if sec > 0 {
-					if ns >= shnLoreserve {
+					if ns >= format.SHN_LORESERVE {
 						return unsupported(int64(h.off)+int64(k*ent), "symbol %d: section index %d needs SHN_XINDEX", k, ns)
 					}
 					bo.PutUint16(s[shndxOff:], uint16(ns))
@@ -209,7 +209,7 @@ func renumberRelocs(f *elfFile, j int, d []byte, symMap []int, is64 bool, shdrOf
 	if len(d)%ent != 0 {
 		return nil, format.Errorf(shdrOff(j), format.ErrCorrupt, "relocation section size %d is not a multiple of %d", len(d), ent)
 	}
-	mips64 := is64 && f.obj.Machine == emMIPS
+	mips64 := is64 && f.obj.Machine == format.EM_MIPS
 	out := append([]byte{}, d...)
 	for k := 0; k+ent <= len(out); k += ent {
 		p := out[k+infoOff:]

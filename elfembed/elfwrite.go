@@ -9,10 +9,6 @@ import (
 )
 
 const (
-	shnLoreserve = 0xff00
-	shnXindex    = 0xffff
-	emMIPS       = 8
-
 	// maxAlign bounds the alignment honoured when laying out sections, so
 	// a hostile sh_addralign cannot make the writer emit huge padding.
 	maxAlign = 1 << 24
@@ -74,7 +70,7 @@ func rewriteELF(w io.Writer, f *elfFile, e Edit) error {
 
 func newELFRewriter(f *elfFile, e Edit) (*elfRewriter, error) {
 	o := f.obj
-	if o.Type != etRel {
+	if o.Type != format.ET_REL {
 		return nil, unsupported(16, "ELF type %d: only relocatable objects (ET_REL) can be rewritten", o.Type)
 	}
 	if f.phnum != 0 {
@@ -403,12 +399,12 @@ func (r *elfRewriter) write(w io.Writer) error {
 	s0 := r.outs[0]
 	s0.hdr.size, s0.hdr.link = 0, 0
 	eShnum, eShstrndx := count, strIdx
-	if count >= shnLoreserve {
+	if count >= format.SHN_LORESERVE {
 		eShnum = 0
 		s0.hdr.size = uint64(count)
 	}
-	if strIdx >= shnLoreserve {
-		eShstrndx = shnXindex
+	if strIdx >= format.SHN_LORESERVE {
+		eShstrndx = format.SHN_XINDEX
 		s0.hdr.link = uint32(strIdx)
 	}
 	c := r.cls

@@ -24,21 +24,21 @@ func manySections(n int) []byte {
 	shoff = (shoff + 7) &^ 7
 	b := make([]byte, shoff+n*64)
 	copy(b, "\x7fELF\x02\x01\x01")
-	le.PutUint16(b[16:], etRel)
+	le.PutUint16(b[16:], format.ET_REL)
 	le.PutUint16(b[18:], uint16(elf.EM_X86_64))
 	le.PutUint32(b[20:], 1)
 	le.PutUint64(b[40:], uint64(shoff))
 	le.PutUint16(b[52:], 64)
 	le.PutUint16(b[58:], 64)
 	strIdx := n - 1
-	if n >= shnLoreserve {
+	if n >= format.SHN_LORESERVE {
 		le.PutUint16(b[60:], 0)
 		le.PutUint64(b[shoff+32:], uint64(n))
 	} else {
 		le.PutUint16(b[60:], uint16(n))
 	}
-	if strIdx >= shnLoreserve {
-		le.PutUint16(b[62:], shnXindex)
+	if strIdx >= format.SHN_LORESERVE {
+		le.PutUint16(b[62:], format.SHN_XINDEX)
 		le.PutUint32(b[shoff+40:], uint32(strIdx))
 	} else {
 		le.PutUint16(b[62:], uint16(strIdx))

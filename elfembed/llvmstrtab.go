@@ -99,5 +99,5 @@ func localSignature(f *elfFile, o *Object, g int, bo binary.ByteOrder, is64 bool
 	if h.info == 0 || k+ent > len(d) {
 		return false
 	}
-	return d[k+infoOff]>>4 == 0 // STB_LOCAL
+	return d[k+infoOff]>>4 == format.STB_LOCAL
 }

@@ -38,13 +38,11 @@ const (
 )
 
 // ELF flags as the uint64 that Section.Flags and NewSection.Flags hold
-// (they hold COFF Characteristics too), and other ELF constants.
+// (they hold COFF Characteristics too).
 const (
 	shfExclude  = uint64(format.SHF_EXCLUDE)
 	shfInfoLink = uint64(format.SHF_INFO_LINK)
 	shfGroup    = uint64(format.SHF_GROUP)
-
-	etRel = 1
 )
 
 // COFF section characteristics used by this package.

@@ -65,7 +65,7 @@ func TestParseFixtures(t *testing.T) {
 			if o.Format == ELF {
 				assert.Equal(t, format.SHT_LLVM_OFFLOADING, s.Type)
 				assert.Equal(t, uint64(shfExclude), s.Flags)
-				assert.Equal(t, uint16(etRel), o.Type)
+				assert.Equal(t, uint16(format.ET_REL), o.Type)
 			} else {
 				assert.Equal(t, uint64(0x02400800), s.Flags)
 			}

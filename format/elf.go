@@ -14,6 +14,7 @@ const (
 	ET_EXEC = 2
 	ET_DYN  = 3
 
+	EM_MIPS    = 8
 	EM_PPC64   = 21
 	EM_X86_64  = 62
 	EM_AARCH64 = 183
@@ -37,6 +38,7 @@ const (
 	STT_OBJECT  = 1
 	STT_FUNC    = 2
 	STT_SECTION = 3
+	STT_FILE    = 4
 
 	STV_DEFAULT = 0
 	STV_HIDDEN  = 2

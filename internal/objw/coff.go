@@ -150,12 +150,12 @@ func (o *Object) coffLayout() (*coffLayout, error) {
 		symtab = append(symtab, aux...)
 	}
 	for _, s := range o.symbols {
-		if s.Type == STT_SECTION {
+		if s.Type == format.STT_SECTION {
 			symIdx[s] = secSymIdx[s.Section]
 			continue
 		}
 		var typ uint16
-		if s.Type == STT_FUNC {
+		if s.Type == format.STT_FUNC {
 			typ = imageSymDTypeFunc
 		}
 		var secnum uint16
@@ -166,7 +166,7 @@ func (o *Object) coffLayout() (*coffLayout, error) {
 			secnum = uint16(secIdx[s.Section])
 		}
 		switch {
-		case s.Bind == STB_WEAK && s.Section != nil:
+		case s.Bind == format.STB_WEAK && s.Section != nil:
 			// Weak definition: an undefined weak external whose aux
 			// record (TagIndex) names the global default definition
 			// ".weak.<name>.default" written right after it, as LLVM's
@@ -179,7 +179,7 @@ func (o *Object) coffLayout() (*coffLayout, error) {
 			aux = le.AppendUint32(aux, imageWeakExternAlias)
 			symtab = append(symtab, append(aux, make([]byte, 10)...)...)
 			appendSym(".weak."+s.Name+".default", uint32(s.Value), secnum, typ, imageSymClassExtern, 0)
-		case s.Bind == STB_LOCAL:
+		case s.Bind == format.STB_LOCAL:
 			symIdx[s] = n
 			appendSym(s.Name, uint32(s.Value), secnum, typ, imageSymClassStatic, 0)
 		default:

@@ -14,8 +14,6 @@ const (
 	shdrSize = 64
 	symSize  = 24
 	relaSize = 24
-
-	shnAbs = 0xfff1
 )
 
 // outSec is one section header as laid out for writing.
@@ -56,7 +54,7 @@ func (o *Object) WriteTo(w io.Writer) (int64, error) {
 	h := make([]byte, 0, ehdrSize)
 	h = append(h, 0x7f, 'E', 'L', 'F', 2 /*ELFCLASS64*/, 1 /*LSB*/, 1 /*EV_CURRENT*/, 0 /*SYSV*/)
 	h = append(h, make([]byte, 8)...)
-	h = le.AppendUint16(h, 1) // ET_REL
+	h = le.AppendUint16(h, format.ET_REL)
 	h = le.AppendUint16(h, o.Machine)
 	h = le.AppendUint32(h, 1) // EV_CURRENT
 	h = le.AppendUint64(h, 0) // entry
@@ -144,7 +142,7 @@ func (o *Object) layout() (*layout, error) {
 	// Symbol order: null, FILE, locals in insertion order, then the rest.
 	order := make([]*Symbol, 0, len(o.symbols))
 	for _, s := range o.symbols {
-		if s.Bind == STB_LOCAL {
+		if s.Bind == format.STB_LOCAL {
 			order = append(order, s)
 		}
 	}
@@ -153,7 +151,7 @@ func (o *Object) layout() (*layout, error) {
 		nLocal++
 	}
 	for _, s := range o.symbols {
-		if s.Bind != STB_LOCAL {
+		if s.Bind != format.STB_LOCAL {
 			order = append(order, s)
 		}
 	}
@@ -168,19 +166,19 @@ func (o *Object) layout() (*layout, error) {
 	}
 	next := uint32(1)
 	if o.FileName != "" {
-		appendSym(str.add(o.FileName), STB_LOCAL<<4|STT_FILE, STV_DEFAULT, shnAbs, 0, 0)
+		appendSym(str.add(o.FileName), format.STB_LOCAL<<4|format.STT_FILE, format.STV_DEFAULT, format.SHN_ABS, 0, 0)
 		next++
 	}
 	for _, s := range order {
 		var shndx uint16
 		switch {
 		case s.Abs:
-			shndx = shnAbs
+			shndx = format.SHN_ABS
 		case s.Section != nil:
 			shndx = uint16(secIdx[s.Section])
 		}
 		var name uint32
-		if s.Type != STT_SECTION {
+		if s.Type != format.STT_SECTION {
 			name = str.add(s.Name)
 		}
 		appendSym(name, s.Bind<<4|s.Type&0xf, s.Vis&3, shndx, s.Value, s.Size)

@@ -19,25 +19,10 @@ import (
 	"github.com/offload-kit/offload-kit/format"
 )
 
-// ELF constants used by the writer and its callers (section types and
-// flags are format.SectionType and format.SectionFlag).
+// Relocation types used by the writer and its callers (the ELF header and
+// symbol values are format's: format.EM_X86_64, format.STB_LOCAL, ...;
+// section types and flags are format.SectionType and format.SectionFlag).
 const (
-	EM_X86_64  uint16 = 62
-	EM_AARCH64 uint16 = 183
-
-	STB_LOCAL  uint8 = 0
-	STB_GLOBAL uint8 = 1
-	STB_WEAK   uint8 = 2
-
-	STT_NOTYPE  uint8 = 0
-	STT_OBJECT  uint8 = 1
-	STT_FUNC    uint8 = 2
-	STT_SECTION uint8 = 3
-	STT_FILE    uint8 = 4
-
-	STV_DEFAULT uint8 = 0
-	STV_HIDDEN  uint8 = 2
-
 	R_X86_64_64    uint32 = 1
 	R_X86_64_PC32  uint32 = 2
 	R_X86_64_PLT32 uint32 = 4
@@ -184,7 +169,7 @@ func (o *Object) OrderSymbols(first []*Symbol) error {
 // assembler does.
 func (o *Object) SectionSymbol(sec *Section) *Symbol {
 	if sec.secSym == nil {
-		sec.secSym = o.AddSymbol("", sec, 0, 0, STB_LOCAL, STT_SECTION, STV_DEFAULT)
+		sec.secSym = o.AddSymbol("", sec, 0, 0, format.STB_LOCAL, format.STT_SECTION, format.STV_DEFAULT)
 	}
 	return sec.secSym
 }

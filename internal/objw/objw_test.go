@@ -18,7 +18,7 @@ import (
 
 // sample builds a small object exercising every feature of the writer.
 func sample() (*Object, []byte) {
-	o := NewELF(EM_X86_64)
+	o := NewELF(format.EM_X86_64)
 	o.FileName = "sample"
 	text := o.AddSection(".text.startup", format.SHT_PROGBITS, format.SHF_ALLOC|format.SHF_EXECINSTR, 16, []byte{0xe8, 0, 0, 0, 0, 0xc3})
 	big := bytes.Repeat([]byte{0xab}, 1000)
@@ -29,11 +29,11 @@ func sample() (*Object, []byte) {
 	bss := o.AddSection(".bss", format.SHT_NOBITS, format.SHF_WRITE|format.SHF_ALLOC, 8, nil)
 	bss.Reserve(24)
 	o.AddSection(".note.GNU-stack", format.SHT_PROGBITS, 0, 1, nil)
-	ext := o.AddSymbol("ext_fn", nil, 0, 0, STB_GLOBAL, STT_NOTYPE, STV_DEFAULT)
-	hid := o.AddSymbol("__start_x", nil, 0, 0, STB_GLOBAL, STT_NOTYPE, STV_HIDDEN)
-	o.AddSymbol("fn", text, 0, 6, STB_LOCAL, STT_FUNC, STV_DEFAULT)
-	o.AddSymbol("weak_obj", data, 0, 8, STB_WEAK, STT_OBJECT, STV_DEFAULT)
-	o.AddSymbol("img", img, 0, 1000, STB_LOCAL, STT_OBJECT, STV_DEFAULT)
+	ext := o.AddSymbol("ext_fn", nil, 0, 0, format.STB_GLOBAL, format.STT_NOTYPE, format.STV_DEFAULT)
+	hid := o.AddSymbol("__start_x", nil, 0, 0, format.STB_GLOBAL, format.STT_NOTYPE, format.STV_HIDDEN)
+	o.AddSymbol("fn", text, 0, 6, format.STB_LOCAL, format.STT_FUNC, format.STV_DEFAULT)
+	o.AddSymbol("weak_obj", data, 0, 8, format.STB_WEAK, format.STT_OBJECT, format.STV_DEFAULT)
+	o.AddSymbol("img", img, 0, 1000, format.STB_LOCAL, format.STT_OBJECT, format.STV_DEFAULT)
 	o.AddReloc(text, 1, R_X86_64_PLT32, ext, -4)
 	o.AddReloc(data, 0, R_X86_64_64, o.SectionSymbol(img), 0x10)
 	o.AddReloc(data, 8, R_X86_64_64, hid, 0)
@@ -132,7 +132,7 @@ func TestWriteReadBack(t *testing.T) {
 
 // TestNoCopy: section data appended by the caller is referenced, not copied.
 func TestNoCopy(t *testing.T) {
-	o := NewELF(EM_X86_64)
+	o := NewELF(format.EM_X86_64)
 	buf := []byte("abcd")
 	s := o.AddSection(".x", format.SHT_PROGBITS, format.SHF_ALLOC, 1, buf)
 	buf[0] = 'z'
@@ -145,19 +145,19 @@ func TestInvalid(t *testing.T) {
 	for name, build := range map[string]func(o *Object){
 		"foreign symbol": func(o *Object) {
 			s := o.AddSection(".a", format.SHT_PROGBITS, format.SHF_ALLOC, 1, []byte{1, 2, 3, 4})
-			o.AddReloc(s, 0, R_X86_64_64, NewELF(EM_X86_64).AddSymbol("x", nil, 0, 0, STB_GLOBAL, 0, 0), 0)
+			o.AddReloc(s, 0, R_X86_64_64, NewELF(format.EM_X86_64).AddSymbol("x", nil, 0, 0, format.STB_GLOBAL, 0, 0), 0)
 		},
 		"reloc past end": func(o *Object) {
 			s := o.AddSection(".a", format.SHT_PROGBITS, format.SHF_ALLOC, 1, []byte{1})
-			o.AddReloc(s, 4, R_X86_64_64, o.AddSymbol("x", nil, 0, 0, STB_GLOBAL, 0, 0), 0)
+			o.AddReloc(s, 4, R_X86_64_64, o.AddSymbol("x", nil, 0, 0, format.STB_GLOBAL, 0, 0), 0)
 		},
 		"bad align":      func(o *Object) { o.AddSection(".a", format.SHT_PROGBITS, 0, 3, nil) },
 		"nobits content": func(o *Object) { o.AddSection(".bss", format.SHT_NOBITS, 0, 8, []byte{1}) },
 		"foreign section": func(o *Object) {
-			o.AddSymbol("x", NewELF(EM_X86_64).AddSection(".b", format.SHT_PROGBITS, 0, 1, nil), 0, 0, STB_LOCAL, 0, 0)
+			o.AddSymbol("x", NewELF(format.EM_X86_64).AddSection(".b", format.SHT_PROGBITS, 0, 1, nil), 0, 0, format.STB_LOCAL, 0, 0)
 		},
 	} {
-		o := NewELF(EM_X86_64)
+		o := NewELF(format.EM_X86_64)
 		build(o)
 		if _, err := o.WriteTo(io.Discard); !errors.Is(err, ErrInvalid) {
 			t.Errorf("%s: err = %v, want ErrInvalid", name, err)
@@ -214,9 +214,9 @@ func TestCOFF(t *testing.T) {
 	data := o.AddSection(".rdata", format.SHT_PROGBITS, format.SHF_ALLOC, 16, make([]byte, 16))
 	o.AddSection(".bss", format.SHT_NOBITS, format.SHF_ALLOC|format.SHF_WRITE, 8, nil).Reserve(8)
 	ent := o.AddSection("llvm_offload_entries$OA", format.SHT_PROGBITS, format.SHF_ALLOC, 8, nil)
-	fn := o.AddSymbol("fn", text, 0, 6, STB_LOCAL, STT_FUNC, STV_DEFAULT)
-	ext := o.AddSymbol("ext", nil, 0, 0, STB_GLOBAL, STT_NOTYPE, STV_DEFAULT)
-	o.AddSymbol("__start_llvm_offload_entries", ent, 0, 0, STB_WEAK, STT_OBJECT, STV_HIDDEN)
+	fn := o.AddSymbol("fn", text, 0, 6, format.STB_LOCAL, format.STT_FUNC, format.STV_DEFAULT)
+	ext := o.AddSymbol("ext", nil, 0, 0, format.STB_GLOBAL, format.STT_NOTYPE, format.STV_DEFAULT)
+	o.AddSymbol("__start_llvm_offload_entries", ent, 0, 0, format.STB_WEAK, format.STT_OBJECT, format.STV_HIDDEN)
 	o.AddReloc(text, 1, IMAGE_REL_AMD64_REL32, ext, 0)
 	o.AddReloc(data, 0, IMAGE_REL_AMD64_ADDR64, o.SectionSymbol(text), 0x1234)
 	o.AddReloc(data, 8, IMAGE_REL_AMD64_ADDR64, fn, 0)
@@ -270,9 +270,9 @@ func TestCOFFSymbolRecords(t *testing.T) {
 	oa := o.AddSection("llvm_offload_entries$OA", format.SHT_PROGBITS, format.SHF_ALLOC, 8, nil)
 	oz := o.AddSection("llvm_offload_entries$OZ", format.SHT_PROGBITS, format.SHF_ALLOC, 8, nil)
 	o.AddReloc(ctor, 0, IMAGE_REL_AMD64_ADDR64, o.SectionSymbol(xdata), 0)
-	after := o.AddSymbol("after", names, 3, 0, STB_LOCAL, STT_OBJECT, STV_DEFAULT)
-	stop := o.AddSymbol("__stop_llvm_offload_entries", oz, 0, 0, STB_WEAK, STT_OBJECT, STV_HIDDEN)
-	start := o.AddSymbol("__start_llvm_offload_entries", oa, 0, 0, STB_WEAK, STT_OBJECT, STV_HIDDEN)
+	after := o.AddSymbol("after", names, 3, 0, format.STB_LOCAL, format.STT_OBJECT, format.STV_DEFAULT)
+	stop := o.AddSymbol("__stop_llvm_offload_entries", oz, 0, 0, format.STB_WEAK, format.STT_OBJECT, format.STV_HIDDEN)
+	start := o.AddSymbol("__start_llvm_offload_entries", oa, 0, 0, format.STB_WEAK, format.STT_OBJECT, format.STV_HIDDEN)
 	if err := o.OrderSymbols([]*Symbol{start, stop}); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package wrap
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/offload-kit/offload-kit/format"
 
 	"github.com/offload-kit/offload-kit/internal/objw"
 )
@@ -199,7 +200,7 @@ func (c *code) finish(o *objw.Object, sec *objw.Section) (map[string]*objw.Symbo
 	syms := make(map[string]*objw.Symbol, len(c.funcs))
 	for _, f := range c.funcs {
 		syms[f.name] = o.AddSymbol(f.name, sec, base+uint64(f.start), uint64(f.end-f.start),
-			objw.STB_LOCAL, objw.STT_FUNC, objw.STV_DEFAULT)
+			format.STB_LOCAL, format.STT_FUNC, format.STV_DEFAULT)
 	}
 	return syms, nil
 }

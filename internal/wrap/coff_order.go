@@ -2,6 +2,7 @@ package wrap
 
 import (
 	"fmt"
+	"github.com/offload-kit/offload-kit/format"
 
 	"github.com/offload-kit/offload-kit/internal/objw"
 )
@@ -51,7 +52,7 @@ func (m *module) orderCOFFSymbols() error {
 	}
 	byName := map[string]*objw.Symbol{}
 	for _, s := range m.o.Symbols() {
-		if s.Type != objw.STT_SECTION {
+		if s.Type != format.STT_SECTION {
 			byName[s.Name] = s
 		}
 	}

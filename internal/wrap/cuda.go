@@ -77,7 +77,7 @@ func buildGPU(opts Options, fatbin []byte, fl gpuFlavor) (*objw.Object, error) {
 		}
 	}
 	img := o.AddSection(fl.fatbinSec, format.SHT_PROGBITS, format.SHF_ALLOC, align, fatbin)
-	o.AddSymbol(".fatbin_image", img, 0, uint64(len(fatbin)), objw.STB_LOCAL, objw.STT_OBJECT, objw.STV_DEFAULT)
+	o.AddSymbol(".fatbin_image", img, 0, uint64(len(fatbin)), format.STB_LOCAL, format.STT_OBJECT, format.STV_DEFAULT)
 
 	// .fatbin_wrapper = {i32 magic, i32 1, ptr image, ptr null}.
 	segFlags := format.SHF_WRITE | format.SHF_ALLOC
@@ -91,7 +91,7 @@ func buildGPU(opts Options, fatbin []byte, fl gpuFlavor) (*objw.Object, error) {
 	seg.Append(hdr[:])
 	m.ptr(seg, m.secSym(img), 0)
 	m.ptr(seg, nil, 0)
-	o.AddSymbol(".fatbin_wrapper", seg, 0, 24, objw.STB_LOCAL, objw.STT_OBJECT, objw.STV_DEFAULT)
+	o.AddSymbol(".fatbin_wrapper", seg, 0, 24, format.STB_LOCAL, format.STT_OBJECT, format.STV_DEFAULT)
 	if m.entries == nil && a.entriesLate { // LLVM 16: the entry section follows the fatbin's
 		m.addEntrySection()
 	}
@@ -103,7 +103,7 @@ func buildGPU(opts Options, fatbin []byte, fl gpuFlavor) (*objw.Object, error) {
 	}
 	bss.Align = 8
 	bss.Reserve(8)
-	o.AddSymbol(fl.prefix+".binary_handle", bss, 0, 8, objw.STB_LOCAL, objw.STT_OBJECT, objw.STV_DEFAULT)
+	o.AddSymbol(fl.prefix+".binary_handle", bss, 0, 8, format.STB_LOCAL, format.STT_OBJECT, format.STV_DEFAULT)
 
 	segSym, bssSym := m.secSym(seg), m.secSym(bss)
 	reg := fl.prefix + ".fatbin_reg"

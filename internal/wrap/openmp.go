@@ -114,7 +114,7 @@ func buildOpenMP(opts Options, images []OpenMPImage) (*objw.Object, error) {
 		if i > 0 {
 			name = fmt.Sprintf("%s.%d", name, i)
 		}
-		pl[i].sym = o.AddSymbol(name, imgSec, off, uint64(len(img.Data)), objw.STB_LOCAL, objw.STT_OBJECT, objw.STV_DEFAULT)
+		pl[i].sym = o.AddSymbol(name, imgSec, off, uint64(len(img.Data)), format.STB_LOCAL, format.STT_OBJECT, format.STV_DEFAULT)
 	}
 	start, stop := m.entryBounds()
 
@@ -128,14 +128,14 @@ func buildOpenMP(opts Options, images []OpenMPImage) (*objw.Object, error) {
 	}
 	relSym := m.secSym(rel)
 	descOff := rel.Size()
-	o.AddSymbol(".omp_offloading.device_images", rel, 0, descOff, objw.STB_LOCAL, objw.STT_OBJECT, objw.STV_DEFAULT)
+	o.AddSymbol(".omp_offloading.device_images", rel, 0, descOff, format.STB_LOCAL, format.STT_OBJECT, format.STV_DEFAULT)
 	var n [8]byte
 	binary.LittleEndian.PutUint32(n[:], uint32(len(images)))
 	rel.Append(n[:])
 	m.ptr(rel, relSym, 0)
 	m.ptr(rel, start, 0)
 	m.ptr(rel, stop, 0)
-	o.AddSymbol(".omp_offloading.descriptor", rel, descOff, 32, objw.STB_LOCAL, objw.STT_OBJECT, objw.STV_DEFAULT)
+	o.AddSymbol(".omp_offloading.descriptor", rel, descOff, 32, format.STB_LOCAL, format.STT_OBJECT, format.STV_DEFAULT)
 
 	// LLVM 18 and later: a priority-101 constructor that registers and
 	// hands the unregistration to atexit. LLVM 16: a priority-1

@@ -77,7 +77,7 @@ func BuildSYCL(opts Options, images []SYCLImage) (*objw.Object, error) {
 	}
 	o := m.o
 	local := func(name string, sec *objw.Section, off, size uint64) *objw.Symbol {
-		return o.AddSymbol(name, sec, off, size, objw.STB_LOCAL, objw.STT_OBJECT, objw.STV_DEFAULT)
+		return o.AddSymbol(name, sec, off, size, format.STB_LOCAL, format.STT_OBJECT, format.STV_DEFAULT)
 	}
 	hasProps := false
 	for _, im := range images {
@@ -174,7 +174,7 @@ func BuildSYCL(opts Options, images []SYCLImage) (*objw.Object, error) {
 				en = fmt.Sprintf("%s.%d", en, k)
 			}
 			entryIdx[sym]++
-			o.AddSymbol(en, entries, eoff, entrySize, objw.STB_WEAK, objw.STT_OBJECT, objw.STV_DEFAULT)
+			o.AddSymbol(en, entries, eoff, entrySize, format.STB_WEAK, format.STT_OBJECT, format.STV_DEFAULT)
 			m.syclEntry(rel, nameRef, uint64(nameAdd))
 		}
 		p.nEntries = uint64(len(im.Symbols))

@@ -76,7 +76,7 @@ func BuildSYCLBlob(opts Options, blob []byte, bo SYCLBlobOptions) (*objw.Object,
 	// parse it in place.
 	data := o.AddSection(format.OffloadingSection, format.SHT_LLVM_OFFLOADING, format.SHF_ALLOC, 8, nil)
 	off := data.Append(blob)
-	o.AddSymbol(".sycl_offloading.binary", data, off, uint64(len(blob)), objw.STB_LOCAL, objw.STT_OBJECT, objw.STV_DEFAULT)
+	o.AddSymbol(".sycl_offloading.binary", data, off, uint64(len(blob)), format.STB_LOCAL, format.STT_OBJECT, format.STV_DEFAULT)
 	emitBlobFuncs(m, m.secSym(data), int64(off), uint64(len(blob)), bo.AtExit)
 	if bo.AtExit {
 		m.ctorArray(101, false, m.fnOff("sycl.descriptor_reg"))

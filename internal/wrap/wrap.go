@@ -117,14 +117,14 @@ func newKindModuleBounds(opts Options, a regABI, kind string, coffBounds bool) (
 		m.abi, m.entSec = a, "llvm_offload_entries"
 		return m, nil
 	}
-	if opts.winABI && machine != objw.EM_X86_64 {
+	if opts.winABI && machine != format.EM_X86_64 {
 		return nil, fmt.Errorf("wrap: internal error: Windows ABI templates need an x86-64 host")
 	}
 	o := objw.NewELF(machine)
 	o.FileName = moduleName
 	m := &module{o: o, ext: map[string]*objw.Symbol{}, abi: a, entSec: a.entrySection(kind)}
 	textAlign := uint64(16)
-	if machine == objw.EM_AARCH64 {
+	if machine == format.EM_AARCH64 {
 		m.a64, m.abs64, textAlign = true, objw.R_AARCH64_ABS64, 4
 		m.c = newCode(4, 0)
 	} else {
@@ -147,10 +147,10 @@ func newKindModuleBounds(opts Options, a regABI, kind string, coffBounds bool) (
 func (m *module) addEntrySection() {
 	m.entries = m.o.AddSection(m.entSec, format.SHT_PROGBITS, format.SHF_ALLOC, 8, nil)
 	if m.abi.dummyGlobal {
-		m.o.AddSymbol(m.abi.dummyName(m.entSec), m.entries, 0, 0, objw.STB_GLOBAL, objw.STT_OBJECT, objw.STV_HIDDEN)
+		m.o.AddSymbol(m.abi.dummyName(m.entSec), m.entries, 0, 0, format.STB_GLOBAL, format.STT_OBJECT, format.STV_HIDDEN)
 		return
 	}
-	m.o.AddSymbol(m.abi.dummyName(m.entSec), m.entries, 0, 0, objw.STB_LOCAL, objw.STT_OBJECT, objw.STV_DEFAULT)
+	m.o.AddSymbol(m.abi.dummyName(m.entSec), m.entries, 0, 0, format.STB_LOCAL, format.STT_OBJECT, format.STV_DEFAULT)
 }
 
 // newCOFFModule starts an x86-64 Windows (MSVC) object with the sections
@@ -164,7 +164,7 @@ func newCOFFModule(bounds bool) *module {
 	m := &module{o: o, ext: map[string]*objw.Symbol{}, coff: true, win: true, abs64: objw.IMAGE_REL_AMD64_ADDR64}
 	m.c = newCode(16, 0xcc)
 	m.c.coff = true
-	o.AddSymbol("@feat.00", nil, 0, 0, objw.STB_LOCAL, objw.STT_NOTYPE, objw.STV_DEFAULT).Abs = true
+	o.AddSymbol("@feat.00", nil, 0, 0, format.STB_LOCAL, format.STT_NOTYPE, format.STV_DEFAULT).Abs = true
 	m.text = o.AddSection(".text", format.SHT_PROGBITS, format.SHF_ALLOC|format.SHF_EXECINSTR, 4, nil)
 	o.AddSection(".data", format.SHT_PROGBITS, format.SHF_ALLOC|format.SHF_WRITE, 4, nil)
 	m.bss = o.AddSection(".bss", format.SHT_NOBITS, format.SHF_ALLOC|format.SHF_WRITE, 4, nil)
@@ -175,8 +175,8 @@ func newCOFFModule(bounds bool) *module {
 	}
 	oa := o.AddSection("llvm_offload_entries$OA", format.SHT_PROGBITS, format.SHF_ALLOC, 8, nil)
 	oz := o.AddSection("llvm_offload_entries$OZ", format.SHT_PROGBITS, format.SHF_ALLOC, 8, nil)
-	m.start = o.AddSymbol("__start_llvm_offload_entries", oa, 0, 0, objw.STB_WEAK, objw.STT_OBJECT, objw.STV_HIDDEN)
-	m.stop = o.AddSymbol("__stop_llvm_offload_entries", oz, 0, 0, objw.STB_WEAK, objw.STT_OBJECT, objw.STV_HIDDEN)
+	m.start = o.AddSymbol("__start_llvm_offload_entries", oa, 0, 0, format.STB_WEAK, format.STT_OBJECT, format.STV_HIDDEN)
+	m.stop = o.AddSymbol("__stop_llvm_offload_entries", oz, 0, 0, format.STB_WEAK, format.STT_OBJECT, format.STV_HIDDEN)
 	return m
 }
 
@@ -195,9 +195,9 @@ func checkTriple(s string) (machine uint16, coff bool, err error) {
 	case t.ObjectFormat == "coff" && t.Arch == "x86_64" && t.IsWindowsMSVC():
 		return objw.IMAGE_FILE_MACHINE_AMD64, true, nil
 	case t.ObjectFormat == "elf" && t.Arch == "x86_64":
-		return objw.EM_X86_64, false, nil
+		return format.EM_X86_64, false, nil
 	case t.ObjectFormat == "elf" && t.Arch == "aarch64":
-		return objw.EM_AARCH64, false, nil
+		return format.EM_AARCH64, false, nil
 	}
 	return 0, false, fmt.Errorf("wrap: host triple %q: %w (implemented: x86_64 and aarch64 ELF, x86_64 Windows MSVC COFF)",
 		s, format.ErrUnsupported)
@@ -214,14 +214,14 @@ func (m *module) dataRelRO() *objw.Section {
 
 // extern returns the undefined global symbol name, creating it on first use.
 func (m *module) extern(name string) *objw.Symbol {
-	return m.externVis(name, objw.STV_DEFAULT)
+	return m.externVis(name, format.STV_DEFAULT)
 }
 
 func (m *module) externVis(name string, vis uint8) *objw.Symbol {
 	if s, ok := m.ext[name]; ok {
 		return s
 	}
-	s := m.o.AddSymbol(name, nil, 0, 0, objw.STB_GLOBAL, objw.STT_NOTYPE, vis)
+	s := m.o.AddSymbol(name, nil, 0, 0, format.STB_GLOBAL, format.STT_NOTYPE, vis)
 	m.ext[name] = s
 	return s
 }
@@ -231,8 +231,8 @@ func (m *module) externVis(name string, vis uint8) *objw.Symbol {
 // __start_omp_offloading_entries etc.).
 func (m *module) entryBounds() (start, stop *objw.Symbol) {
 	if m.start == nil {
-		m.start = m.externVis("__start_"+m.entSec, objw.STV_HIDDEN)
-		m.stop = m.externVis("__stop_"+m.entSec, objw.STV_HIDDEN)
+		m.start = m.externVis("__start_"+m.entSec, format.STV_HIDDEN)
+		m.stop = m.externVis("__stop_"+m.entSec, format.STV_HIDDEN)
 	}
 	return m.start, m.stop
 }
@@ -362,7 +362,7 @@ func (m *module) mappingSymbol(name string, sec *objw.Section) {
 		name = fmt.Sprintf("%s.%d", name, m.nMapping)
 		m.nMapping++
 	}
-	m.o.AddSymbol(name, sec, 0, 0, objw.STB_LOCAL, objw.STT_NOTYPE, objw.STV_DEFAULT)
+	m.o.AddSymbol(name, sec, 0, 0, format.STB_LOCAL, format.STT_NOTYPE, format.STV_DEFAULT)
 }
 
 // fnOff returns the offset of a function label in .text.startup.

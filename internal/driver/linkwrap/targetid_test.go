@@ -42,10 +42,10 @@ func elfObject(t *testing.T, machine uint16, defs, undefs []string, pkg []byte) 
 	o := objw.NewELF(machine)
 	text := o.AddSection(".text", format.SHT_PROGBITS, format.SHF_ALLOC|format.SHF_EXECINSTR, 16, make([]byte, 16*len(defs)+1))
 	for i, d := range defs {
-		o.AddSymbol(d, text, uint64(16*i), 16, objw.STB_GLOBAL, objw.STT_FUNC, objw.STV_DEFAULT)
+		o.AddSymbol(d, text, uint64(16*i), 16, format.STB_GLOBAL, format.STT_FUNC, format.STV_DEFAULT)
 	}
 	for _, u := range undefs {
-		o.AddSymbol(u, nil, 0, 0, objw.STB_GLOBAL, objw.STT_NOTYPE, objw.STV_DEFAULT)
+		o.AddSymbol(u, nil, 0, 0, format.STB_GLOBAL, format.STT_NOTYPE, format.STV_DEFAULT)
 	}
 	if pkg != nil {
 		o.AddSection(".llvm.offloading", format.SHT_LLVM_OFFLOADING, format.SHF_EXCLUDE, 8, pkg)
@@ -64,13 +64,13 @@ func hostObject(t *testing.T, hostDefs, hostUndefs []string, imgs ...devImage) [
 		if strings.HasPrefix(im.triple, "nvptx") {
 			machine = 190 // EM_CUDA
 		} else if strings.HasPrefix(im.triple, "x86_64") {
-			machine = objw.EM_X86_64
+			machine = format.EM_X86_64
 		}
 		pkg = offload.AppendBinary(pkg, &offload.Image{ImageKind: format.ImgObject, OffloadKind: format.OfkOpenMP,
 			Strings: []offload.KV{{Key: "triple", Value: im.triple}, {Key: "arch", Value: im.arch}},
 			Image:   elfObject(t, machine, im.defs, im.undefs, nil)})
 	}
-	return elfObject(t, objw.EM_X86_64, hostDefs, hostUndefs, pkg)
+	return elfObject(t, format.EM_X86_64, hostDefs, hostUndefs, pkg)
 }
 
 // member is one archive member.
