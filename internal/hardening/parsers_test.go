@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/offload-kit/offload-kit/elfembed"
+	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/ar"
 	"github.com/offload-kit/offload-kit/format/bitcode"
 	"github.com/offload-kit/offload-kit/format/bundle"
@@ -71,6 +72,8 @@ var (
 	bcSeeds     = []func() []byte{fileSeed("format/bitcode/testdata/host-one-flto.bc"), fileSeed("format/bitcode/testdata/several.bc"), fileSeed("format/bitcode/testdata/host-one-darwin.bc")}
 	fatSeeds    = []func() []byte{seedFatbin}
 	bundleSeeds = []func() []byte{seedBundle, seedCCOB, seedCCOBZlib}
+	elfSeeds    = append([]func() []byte{fileSeed("format/codeobj/testdata/kern-gfx90a-clang22.co"),
+		fileSeed("format/codeobj/testdata/saxpy-sm90-ptxas13.cubin"), fileSeed("format/codeobj/testdata/host-x86_64-clang22.o")}, objSeeds...)
 )
 
 var parsers = []parser{
@@ -92,6 +95,22 @@ var parsers = []parser{
 		p := seedPkg()
 		return elfembed.Embed(io.Discard, b, []io.ReaderAt{bytes.NewReader(p)}, []int64{int64(len(p))})
 	}, objSeeds},
+	{"format.ParseELF", func(b []byte) error {
+		f, err := format.ParseELF(b)
+		if err != nil {
+			return err
+		}
+		f.Section(".symtab")
+		f.DynamicSymbols()
+		for i := range f.Sections {
+			if t := f.Sections[i].Type; t == format.SHT_SYMTAB || t == format.SHT_DYNSYM {
+				if _, err := f.SymbolTable(i); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}, elfSeeds},
 	{"bitcode.EmbeddedObjects", func(b []byte) error { _, err := bitcode.EmbeddedObjects(b); return err }, bcSeeds},
 	{"fatbin.Parse", func(b []byte) error { _, err := fatbin.Parse(b); return err }, fatSeeds},
 	{"fatbin.ParseWrapper", func(b []byte) error { _, err := fatbin.ParseWrapper(b); return err }, nil},
