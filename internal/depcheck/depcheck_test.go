@@ -107,6 +107,8 @@ func level(pkg string) int {
 		return 3
 	case pkg == "internal/llvmpool": // helper processes serving internal/llvm
 		return 3
+	case pkg == "internal/testutil/clitest": // test support: the packager's and kernels' tests' command, llvm-objdump and documented-JSON helpers (over llvmtools and internal/run, which runs the commands)
+		return 3
 	case pkg == "internal/testutil/llvmhelp": // test support: --help pages against LLVM's; above optable (which it filters) and internal/run (which runs the LLVM tool)
 		return 3
 	case pkg == "internal/driverenv": // the one driver environment (streams, environment, clock, CPUs, tool lookup)

@@ -19,7 +19,9 @@ import (
 
 	"github.com/offload-kit/offload-kit/format/codeobj"
 	"github.com/offload-kit/offload-kit/internal/cli/diag"
+	"github.com/offload-kit/offload-kit/internal/testutil/clitest"
 	"github.com/offload-kit/offload-kit/internal/testutil/cudatools"
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
 // tensileKernel is one kernel of a Tensile-style assembly code object:
@@ -71,7 +73,7 @@ func tensileCodeObject(t *testing.T, dir, name, target string, ks []tensileKerne
 	b.WriteString("...\n.end_amdgpu_metadata\n")
 	src := filepath.Join(dir, name+".s")
 	require.NoError(t, os.WriteFile(src, []byte(b.String()), 0o644))
-	sh(t, dir, oracle(t, "clang"), "-target", "amdgcn-amd-amdhsa", "-mcpu="+target, "-x", "assembler", src, "-o", name)
+	clitest.Sh(t, dir, llvmtools.Tool(t, "clang"), "-target", "amdgcn-amd-amdhsa", "-mcpu="+target, "-x", "assembler", src, "-o", name)
 	return name
 }
 
@@ -223,10 +225,10 @@ func TestKernelsCubinResourcesAgainstCuobjdump(t *testing.T) {
 		if a.rel {
 			args = append([]string{"-c"}, args...)
 		}
-		sh(t, d, append([]string{cudatools.Tool(t, "ptxas")}, args...)...)
+		clitest.Sh(t, d, append([]string{cudatools.Tool(t, "ptxas")}, args...)...)
 		images = append(images, "--image3=kind=elf,sm="+a.sm+",file="+filepath.Join(d, "s"+a.sm+".cubin"), "--image3=kind=ptx,sm="+a.sm+",file="+p)
 	}
-	sh(t, d, append([]string{cudatools.Tool(t, "fatbinary"), "--create=all.fatbin", "--compress-all"}, images...)...)
+	clitest.Sh(t, d, append([]string{cudatools.Tool(t, "fatbinary"), "--create=all.fatbin", "--compress-all"}, images...)...)
 
 	type fnRes struct {
 		arch, name                   string
@@ -235,7 +237,7 @@ func TestKernelsCubinResourcesAgainstCuobjdump(t *testing.T) {
 	var want []fnRes
 	arch := ""
 	blocks := regexp.MustCompile(`(?m)^arch = (\S+)$|Function (\S+):\n\s+REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:\d+ (?:CONSTANT\[[1-9]\]:\d+ )*(?:CONSTANT\[0\]:(\d+) )?`)
-	for _, m := range blocks.FindAllStringSubmatch(string(sh(t, d, cudatools.Tool(t, "cuobjdump"), "-res-usage", "all.fatbin")), -1) {
+	for _, m := range blocks.FindAllStringSubmatch(string(clitest.Sh(t, d, cudatools.Tool(t, "cuobjdump"), "-res-usage", "all.fatbin")), -1) {
 		if m[1] != "" {
 			arch = m[1]
 			continue
@@ -298,7 +300,7 @@ func curandLib(t *testing.T, version string) string {
 // and how many function records it printed.
 func cuobjdumpFunctions(t *testing.T, lib string) (map[[2]string]int64, int) {
 	t.Helper()
-	out := sh(t, "", cudatools.Tool(t, "cuobjdump"), "-res-usage", lib)
+	out := clitest.Sh(t, "", cudatools.Tool(t, "cuobjdump"), "-res-usage", lib)
 	regs := map[[2]string]int64{}
 	n, arch := 0, ""
 	for _, m := range regexp.MustCompile(`(?m)^arch = (\S+)$|Function (\S+):\n\s+REG:(\d+) `).FindAllStringSubmatch(string(out), -1) {
@@ -386,7 +388,7 @@ func TestKernelsGGML(t *testing.T) {
 	arch := ""
 	re := regexp.MustCompile(`(?m)^arch = (\S+)$|Function (\S+):\n\s+REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:\d+ (?:CONSTANT\[[1-9]\]:\d+ )*(?:CONSTANT\[0\]:(\d+) )?`)
 	n := 0
-	for _, m := range re.FindAllStringSubmatch(string(sh(t, "", cudatools.Tool(t, "cuobjdump"), "-res-usage", lib)), -1) {
+	for _, m := range re.FindAllStringSubmatch(string(clitest.Sh(t, "", cudatools.Tool(t, "cuobjdump"), "-res-usage", lib)), -1) {
 		if m[1] != "" {
 			arch = m[1]
 			continue
@@ -421,7 +423,7 @@ func TestKernelsGGML(t *testing.T) {
 	assert.Equal(t, count, got, "every cubin function as cuobjdump -res-usage prints it")
 
 	elf, ptx := map[string]bool{}, map[string]bool{}
-	for _, m := range regexp.MustCompile(`(?m)^(ELF|PTX) file\s+\d+: \S+\.(sm_\w+)\.(?:cubin|ptx)$`).FindAllStringSubmatch(string(sh(t, "", cudatools.Tool(t, "cuobjdump"), "-lelf", "-lptx", lib)), -1) {
+	for _, m := range regexp.MustCompile(`(?m)^(ELF|PTX) file\s+\d+: \S+\.(sm_\w+)\.(?:cubin|ptx)$`).FindAllStringSubmatch(string(clitest.Sh(t, "", cudatools.Tool(t, "cuobjdump"), "-lelf", "-lptx", lib)), -1) {
 		map[string]map[string]bool{"ELF": elf, "PTX": ptx}[m[1]][m[2]] = true
 	}
 	require.NotEmpty(t, elf)

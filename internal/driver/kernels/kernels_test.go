@@ -22,7 +22,13 @@ import (
 	"github.com/offload-kit/offload-kit/format/codeobj"
 	"github.com/offload-kit/offload-kit/format/offload"
 	"github.com/offload-kit/offload-kit/internal/driver/packager"
+	"github.com/offload-kit/offload-kit/internal/testutil/clitest"
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
+
+// nestedTestdata holds the packager's real nested containers (fatbins
+// from nvcc, HCF from AdaptiveCpp; README.md there says how each was made).
+const nestedTestdata = "../packager/testdata/nested"
 
 func runKernels(dir string, opt Options) (string, error) {
 	var out, errb bytes.Buffer
@@ -65,7 +71,7 @@ func amdgpuFacts(t *testing.T, path string) amdFacts {
 	t.Helper()
 	f := amdFacts{funcs: map[string]fnFact{}, symSizes: map[string]int64{}, res: map[string]codeobj.Resources{}}
 	kds := map[string]bool{}
-	for _, l := range strings.Split(string(sh(t, "", oracle(t, "llvm-nm"), "-S", "--defined-only", path)), "\n") {
+	for _, l := range strings.Split(string(clitest.Sh(t, "", llvmtools.Tool(t, "llvm-nm"), "-S", "--defined-only", path)), "\n") {
 		fs := strings.Fields(l)
 		if len(fs) != 4 {
 			continue
@@ -85,7 +91,7 @@ func amdgpuFacts(t *testing.T, path string) amdFacts {
 			f.funcs[k] = fn
 		}
 	}
-	out := string(sh(t, "", oracle(t, "llvm-readelf"), "--symbols", "--notes", path))
+	out := string(clitest.Sh(t, "", llvmtools.Tool(t, "llvm-readelf"), "--symbols", "--notes", path))
 	// .symtab's defined FUNC symbols: "Num: Value Size Type Bind Vis Ndx Name".
 	inSymtab := false
 	var cur *codeobj.Resources
@@ -215,8 +221,8 @@ var rocrandArchs = []string{"gfx1030", "gfx803", "gfx900:xnack-", "gfx906:xnack-
 // returns the directory and the file of each arch.
 func rocrandObjects(t *testing.T) (string, map[string]string) {
 	const name = "librocrand.so.1.1"
-	d := linkedInto(t, rocrand, name)
-	_, diags, ok := runObjdump(t, d, name)
+	d := clitest.LinkedInto(t, clitest.Rocrand, name)
+	_, diags, ok := clitest.Objdump(t, d, name)
 	require.True(t, ok, diags)
 	files := map[string]string{}
 	for _, a := range rocrandArchs {
@@ -265,12 +271,12 @@ func TestKernelsRocrand(t *testing.T) {
 		filler := filepath.Join(d, "filler.bin")
 		require.NoError(t, os.WriteFile(filler, make([]byte, 6<<20), 0o644))
 		targets := "-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx942"
-		args := []string{oracle(t, "clang-offload-bundler"), "-type=o", "-compress", "-input=/dev/null", "-input=" + filler}
+		args := []string{llvmtools.Tool(t, "clang-offload-bundler"), "-type=o", "-compress", "-input=/dev/null", "-input=" + filler}
 		for _, a := range rocrandArchs {
 			targets += ",hip-amdgcn-amd-amdhsa--" + a
 			args = append(args, "-input="+files[a])
 		}
-		sh(t, d, append(args, targets, "-output=big.ccob")...)
+		clitest.Sh(t, d, append(args, targets, "-output=big.ccob")...)
 		st, err := os.Stat(filepath.Join(d, "big.ccob"))
 		require.NoError(t, err)
 		require.Less(t, st.Size(), int64(16<<20), "compressed (the listing decodes only the header of a bundle over 16 MiB uncompressed)")
@@ -298,9 +304,9 @@ func hipObjectFor(t *testing.T, dir, name, arch, src string) string {
 	t.Helper()
 	// mini_hip.h (shared with linker-wrapper's HIP tests) declares what
 	// clang's host side of a kernel needs.
-	copyInto(t, "../linkwrap/testdata/hip", dir, "mini_hip.h")
+	clitest.CopyInto(t, "../linkwrap/testdata/hip", dir, "mini_hip.h")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, name+".hip"), []byte("#include \"mini_hip.h\"\n"+src), 0o644))
-	sh(t, dir, oracle(t, "clang"), "-x", "hip", "--offload-arch="+arch, "-nogpuinc", "-nogpulib", "-O2", "-c", name+".hip", "-o", name+".o")
+	clitest.Sh(t, dir, llvmtools.Tool(t, "clang"), "-x", "hip", "--offload-arch="+arch, "-nogpuinc", "-nogpulib", "-O2", "-c", name+".hip", "-o", name+".o")
 	return name + ".o"
 }
 
@@ -308,7 +314,7 @@ func hipObjectFor(t *testing.T, dir, name, arch, src string) string {
 // llvm-objdump --offloading and returns llvm-nm's view of it.
 func hipCode(t *testing.T, dir, obj string) amdFacts {
 	t.Helper()
-	_, diags, ok := runObjdump(t, dir, obj)
+	_, diags, ok := clitest.Objdump(t, dir, obj)
 	require.True(t, ok, diags)
 	return amdgpuFacts(t, filepath.Join(dir, obj+".0.hipv4-amdgcn-amd-amdhsa--gfx90a"))
 }
@@ -365,8 +371,8 @@ template __global__ void fill<unsigned char>(unsigned char *, int);
 	assert.Contains(t, out, "    copy: void fill<unsigned char>(unsigned char*, int)  (a.o: a.o: bundle 0 entry 1)\n", "the twin is named")
 
 	// Two copies of a whole library.
-	r := linkedInto(t, rocrand, "one.so")
-	require.NoError(t, os.Symlink(rocrand, filepath.Join(r, "two.so")))
+	r := clitest.LinkedInto(t, clitest.Rocrand, "one.so")
+	require.NoError(t, os.Symlink(clitest.Rocrand, filepath.Join(r, "two.so")))
 	rep = kernelsDoc(t, r, Options{Files: []string{"one.so", "two.so"}, Duplicates: true})
 	var stored int64
 	for _, img := range rep.Files[0].Images {
@@ -460,7 +466,7 @@ func TestKernelsDiff(t *testing.T) {
 // TestKernelsTable: --top, --sort and --families on librocrand: the rows
 // are the JSON document's functions in the asked order.
 func TestKernelsTable(t *testing.T) {
-	d := linkedInto(t, rocrand, "r.so")
+	d := clitest.LinkedInto(t, clitest.Rocrand, "r.so")
 	rep := kernelsDoc(t, d, Options{Files: []string{"r.so"}})
 	rs := rows(rep)
 	require.Len(t, rs, 560)
@@ -564,15 +570,15 @@ func TestKernelsTable(t *testing.T) {
 // as kernels.
 func TestKernelsOwnOutputs(t *testing.T) {
 	d := t.TempDir()
-	copyInto(t, "../packager/testdata", d, "omp.c")
-	sh(t, d, oracle(t, "clang"), "-c", "omp.c", "-o", "omp.o", "-fopenmp", "-fopenmp-targets=x86_64-unknown-linux-gnu")
+	clitest.CopyInto(t, "../packager/testdata", d, "omp.c")
+	clitest.Sh(t, d, llvmtools.Tool(t, "clang"), "-c", "omp.c", "-o", "omp.o", "-fopenmp", "-fopenmp-targets=x86_64-unknown-linux-gnu")
 	// The image, as LLVM's tools extract it: the .llvm.offloading section,
 	// then the package's only image.
-	sh(t, d, oracle(t, "llvm-objcopy"), "--dump-section=.llvm.offloading=omp.pkg", "omp.o", "/dev/null")
-	sh(t, d, oracle(t, "llvm-offload-binary"), "omp.pkg", "--image=file=omp.img,kind=openmp")
+	clitest.Sh(t, d, llvmtools.Tool(t, "llvm-objcopy"), "--dump-section=.llvm.offloading=omp.pkg", "omp.o", "/dev/null")
+	clitest.Sh(t, d, llvmtools.Tool(t, "llvm-offload-binary"), "omp.pkg", "--image=file=omp.img,kind=openmp")
 	img := filepath.Join(d, "omp.img")
 	want := map[string]fnFact{}
-	for _, l := range strings.Split(string(sh(t, "", oracle(t, "llvm-nm"), "-S", "--defined-only", img)), "\n") {
+	for _, l := range strings.Split(string(clitest.Sh(t, "", llvmtools.Tool(t, "llvm-nm"), "-S", "--defined-only", img)), "\n") {
 		fs := strings.Fields(l)
 		if len(fs) == 4 && (fs[2] == "T" || fs[2] == "t" || fs[2] == "W") {
 			size, _ := strconv.ParseInt(fs[1], 16, 64)
@@ -598,9 +604,9 @@ func TestKernelsOwnOutputs(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(d, "k.cl"), []byte(
 		"__kernel void scale(__global float *p, float f) { p[get_global_id(0)] *= f; }\n"+
 			"__kernel void fill(__global int *p) { p[0] = 7; }\n"), 0o644))
-	sh(t, d, oracle(t, "clang"), "--target=spirv64", "-cl-std=CL2.0", "-O1", "-c", "k.cl", "-o", "k.spv")
-	sh(t, d, oracle(t, "llvm-offload-binary"), "-o", "spv.pkg", "--image=file=k.spv,triple=spirv64-unknown-unknown,arch=generic,kind=sycl")
-	dis := string(sh(t, d, "spirv-dis", "k.spv"))
+	clitest.Sh(t, d, llvmtools.Tool(t, "clang"), "--target=spirv64", "-cl-std=CL2.0", "-O1", "-c", "k.cl", "-o", "k.spv")
+	clitest.Sh(t, d, llvmtools.Tool(t, "llvm-offload-binary"), "-o", "spv.pkg", "--image=file=k.spv,triple=spirv64-unknown-unknown,arch=generic,kind=sycl")
+	dis := string(clitest.Sh(t, d, "spirv-dis", "k.spv"))
 	var entries []string
 	for _, m := range regexp.MustCompile(`OpEntryPoint \w+ %\S+ "([^"]+)"`).FindAllStringSubmatch(dis, -1) {
 		entries = append(entries, m[1])
@@ -637,9 +643,9 @@ func TestKernelsOwnOutputs(t *testing.T) {
 // compressed PTX of nvcc 13's fatbin has the kernels of its cubin.
 func TestKernelsCompressedImages(t *testing.T) {
 	d := t.TempDir()
-	copyInto(t, nestedTestdata, d, "elf_ptx_zstd.fatbin", "saxpy.fatbin")
-	copyInto(t, "../../../format/codeobj/testdata/cuda13", d, "kernels-sm90-nvcc13.fatbin")
-	copyInto(t, "../../../format/codeobj/testdata", d, "kern-gfx90a-clang22.co")
+	clitest.CopyInto(t, nestedTestdata, d, "elf_ptx_zstd.fatbin", "saxpy.fatbin")
+	clitest.CopyInto(t, "../../../format/codeobj/testdata/cuda13", d, "kernels-sm90-nvcc13.fatbin")
+	clitest.CopyInto(t, "../../../format/codeobj/testdata", d, "kern-gfx90a-clang22.co")
 	rep := kernelsDoc(t, d, Options{Files: []string{"elf_ptx_zstd.fatbin", "saxpy.fatbin"}, Duplicates: true})
 	z, plain := rep.Files[0].Images, rep.Files[1].Images
 	require.Len(t, z, 2)
@@ -726,9 +732,9 @@ func TestKernelsJSONMatchesDoc(t *testing.T) {
   asm volatile("" ::: `+strings.Join(clobber, ",")+`);
   p[0] = a + b * c - d + e * f - g + h;
 }`)
-	copyInto(t, "../../../format/codeobj/testdata/cuda13", d, "kernels-sm90-nvcc13.cubin")
-	copyInto(t, "../../../format/codeobj/testdata", d, "kern-gfx90a-clang22.co")
-	copyInto(t, nestedTestdata, d, "elf_ptx_zstd.fatbin")
+	clitest.CopyInto(t, "../../../format/codeobj/testdata/cuda13", d, "kernels-sm90-nvcc13.cubin")
+	clitest.CopyInto(t, "../../../format/codeobj/testdata", d, "kern-gfx90a-clang22.co")
+	clitest.CopyInto(t, nestedTestdata, d, "elf_ptx_zstd.fatbin")
 	cubin, err := os.ReadFile(filepath.Join(d, "kernels-sm90-nvcc13.cubin"))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(d, "copy.cubin"), cubin, 0o644))
@@ -748,28 +754,28 @@ func TestKernelsJSONMatchesDoc(t *testing.T) {
 		assert.Contains(t, out, want)
 	}
 	var doc any
-	require.NoError(t, json.Unmarshal(docJSONBlock(t, docPath, 0), &doc), "the first example is JSON once comments are removed")
+	require.NoError(t, json.Unmarshal(clitest.DocJSONBlock(t, docPath, 0), &doc), "the first example is JSON once comments are removed")
 	noFold := func(p string) string { return p }
 	want, got := map[string]string{}, map[string]string{}
-	shapeWith(doc, "", want, noFold)
-	shapeWith(real, "", got, noFold)
-	assertShapes(t, "docs/kernels-json.md", want, got)
+	clitest.Shape(doc, "", want, noFold)
+	clitest.Shape(real, "", got, noFold)
+	clitest.AssertShapes(t, "docs/kernels-json.md", want, got)
 
 	// Diffs: a to b (functions added and removed), and a to c, built
 	// for gfx90a:xnack+ with same() changed, under a budget it breaks.
 	c := hipObjectFor(t, d, "c", "gfx90a:xnack+", `extern "C" __global__ void same(float *p, float f) { p[0] = p[1] * f + p[2] * p[3]; }`)
 	want, got = map[string]string{}, map[string]string{}
-	require.NoError(t, json.Unmarshal(docJSONBlock(t, docPath, 1), &doc), "the diff example")
-	shapeWith(doc, "", want, noFold)
+	require.NoError(t, json.Unmarshal(clitest.DocJSONBlock(t, docPath, 1), &doc), "the diff example")
+	clitest.Shape(doc, "", want, noFold)
 	for _, pair := range [][2]string{{a, b}, {a, c}} {
 		var buf bytes.Buffer
 		err := Diff(context.Background(), &Env{Stdout: &buf, Stderr: &buf, Dir: d}, DiffOptions{A: pair[0], B: pair[1], Format: "json", FailOn: "size+0,sgprs>90"})
 		require.Error(t, err, "over budget")
 		require.NoError(t, json.Unmarshal(buf.Bytes(), &real), buf.String())
-		shapeWith(real, "", got, noFold)
+		clitest.Shape(real, "", got, noFold)
 	}
-	assertShapes(t, "docs/kernels-json.md (diff)", want, got)
-	assert.Contains(t, string(docJSONBlock(t, docPath, 0)), `"schema": 2,`)
+	clitest.AssertShapes(t, "docs/kernels-json.md (diff)", want, got)
+	assert.Contains(t, string(clitest.DocJSONBlock(t, docPath, 0)), `"schema": 2,`)
 	assert.Equal(t, 2, Schema)
 }
 
@@ -829,7 +835,7 @@ func FuzzCCOBEntries(f *testing.F) {
 // is still listed.
 func TestKernelsImageErrorExitStatus(t *testing.T) {
 	d := t.TempDir()
-	copyInto(t, nestedTestdata, d, "elf_ptx_zstd.fatbin")
+	clitest.CopyInto(t, nestedTestdata, d, "elf_ptx_zstd.fatbin")
 	data, err := os.ReadFile(filepath.Join(d, "elf_ptx_zstd.fatbin"))
 	require.NoError(t, err)
 	// Entry 0's header is at 0x10; its uncompressed size at +0x38.
@@ -861,9 +867,9 @@ template <typename T> G void scale(T *p, T f) { p[0] = twice(p[1]) * f; }
 template G void scale<float>(float *, float);
 template G void scale<double>(double *, double);
 `), 0o644))
-	sh(t, d, oracle(t, "clang"), "-x", "hip", "--offload-device-only", "--offload-arch=gfx90a", "-nogpuinc", "-nogpulib", "-O2", "-emit-llvm", "-c", "k.hip", "-o", "k.bc")
+	clitest.Sh(t, d, llvmtools.Tool(t, "clang"), "-x", "hip", "--offload-device-only", "--offload-arch=gfx90a", "-nogpuinc", "-nogpulib", "-O2", "-emit-llvm", "-c", "k.hip", "-o", "k.bc")
 	var sizes []int64
-	for _, m := range regexp.MustCompile(`<FUNCTION_BLOCK NumWords=(\d+)`).FindAllStringSubmatch(string(sh(t, d, oracle(t, "llvm-bcanalyzer"), "-dump", "k.bc")), -1) {
+	for _, m := range regexp.MustCompile(`<FUNCTION_BLOCK NumWords=(\d+)`).FindAllStringSubmatch(string(clitest.Sh(t, d, llvmtools.Tool(t, "llvm-bcanalyzer"), "-dump", "k.bc")), -1) {
 		n, _ := strconv.ParseInt(m[1], 10, 64)
 		sizes = append(sizes, 4*n)
 	}

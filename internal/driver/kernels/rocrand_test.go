@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/offload-kit/offload-kit/internal/testutil/clitest"
 )
 
 // rocrand57 is Debian 13's librocrand1 5.7.1-6, which
@@ -29,7 +31,7 @@ func TestKernelsRocrandReleases(t *testing.T) {
 		t.Fatalf("rocRAND 5.7.1: %v (scripts/install-deps.sh installs it)", err)
 	}
 	d := t.TempDir()
-	out, err := diffOut(t, d, DiffOptions{A: rocrand, B: rocrand57, Format: "json", FailOn: "spills>0"})
+	out, err := diffOut(t, d, DiffOptions{A: clitest.Rocrand, B: rocrand57, Format: "json", FailOn: "spills>0"})
 	require.Error(t, err, "5.7.1 has kernels that spill")
 	var rep DiffReport
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))

@@ -22,6 +22,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/offload-kit/offload-kit/internal/testutil/clitest"
 )
 
 // chromium runs Debian's headless Chromium (make deps installs it) with
@@ -174,7 +176,7 @@ func checkLabels(t *testing.T, p renderedPage, names []string) {
 // is not there is a page error; screenshots are the window's size and
 // mostly boxes; a report where nothing has a size shows a message.
 func TestKernelsTreemapInChromium(t *testing.T) {
-	d := linkedInto(t, rocrand, "r.so")
+	d := clitest.LinkedInto(t, clitest.Rocrand, "r.so")
 	out, err := runKernels(d, Options{Files: []string{"r.so"}, HTML: "map.html"})
 	require.NoError(t, err, out)
 	page := filepath.Join(d, "map.html")
@@ -288,7 +290,7 @@ func readPNG(t *testing.T, path string) image.Image {
 // is a box of its own, a family of one function is that function.
 func TestKernelsTreemapTree(t *testing.T) {
 	d := t.TempDir()
-	copyInto(t, "../../../format/codeobj/testdata/cuda13", d, "kernels-sm90-nvcc13.fatbin")
+	clitest.CopyInto(t, "../../../format/codeobj/testdata/cuda13", d, "kernels-sm90-nvcc13.fatbin")
 	rep := kernelsDoc(t, d, Options{Files: []string{"kernels-sm90-nvcc13.fatbin"}})
 	root := treemapTree(rep)
 	require.Len(t, root.Children, 1)

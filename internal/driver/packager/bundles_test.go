@@ -12,6 +12,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/offload-kit/offload-kit/internal/testutil/clitest"
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
 // bundleFixtures makes objects whose sections hold clang-offload-bundler
@@ -23,8 +26,8 @@ func bundleFixtures(t *testing.T) string {
 	dir := t.TempDir()
 	w := func(name string, b []byte) { require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o644)) }
 	w("m.c", []byte("int main(void) { return 0; }\n"))
-	sh(t, dir, oracle(t, "clang"), "-c", "m.c", "-o", "m.o")
-	sh(t, dir, oracle(t, "clang"), "--target=x86_64-pc-windows-msvc", "-c", "m.c", "-o", "mw.obj")
+	clitest.Sh(t, dir, llvmtools.Tool(t, "clang"), "-c", "m.c", "-o", "m.o")
+	clitest.Sh(t, dir, llvmtools.Tool(t, "clang"), "--target=x86_64-pc-windows-msvc", "-c", "m.c", "-o", "mw.obj")
 	d1, d2 := make([]byte, 3000), make([]byte, 1234)
 	for i := range d1 {
 		d1[i] = byte(i*7 + i/5)
@@ -34,11 +37,11 @@ func bundleFixtures(t *testing.T) string {
 	}
 	w("d1.o", d1)
 	w("d2.o", d2)
-	bundler := oracle(t, "clang-offload-bundler")
-	sh(t, dir, bundler, "-type=o", "-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a,hip-amdgcn-amd-amdhsa--gfx1100",
+	bundler := llvmtools.Tool(t, "clang-offload-bundler")
+	clitest.Sh(t, dir, bundler, "-type=o", "-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a,hip-amdgcn-amd-amdhsa--gfx1100",
 		"-input=/dev/null", "-input=d1.o", "-input=d2.o", "-output=s1.hipfb")
-	sh(t, dir, bundler, "-type=o", "-targets=hip-amdgcn-amd-amdhsa--gfx942", "-input=d2.o", "-output=s2.hipfb")
-	sh(t, dir, bundler, "-type=o", "-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a",
+	clitest.Sh(t, dir, bundler, "-type=o", "-targets=hip-amdgcn-amd-amdhsa--gfx942", "-input=d2.o", "-output=s2.hipfb")
+	clitest.Sh(t, dir, bundler, "-type=o", "-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a",
 		"-input=/dev/null", "-input=d1.o", "-output=c.hipfb", "-compress")
 	read := func(name string) []byte {
 		b, err := os.ReadFile(filepath.Join(dir, name))
@@ -55,13 +58,13 @@ func bundleFixtures(t *testing.T) string {
 	i := bytes.Index(slash, []byte("hip-amdgcn-amd-amdhsa--gfx90a"))
 	copy(slash[i:], "hip-amdgcn-amd-amdh/../../zzz")
 	w("slash.hipfb", slash)
-	objcopy := oracle(t, "llvm-objcopy")
+	objcopy := llvmtools.Tool(t, "llvm-objcopy")
 	add := func(out, in string, secs ...string) {
 		args := []string{objcopy}
 		for _, s := range secs {
 			args = append(args, "--add-section", s)
 		}
-		sh(t, dir, append(args, in, out)...)
+		clitest.Sh(t, dir, append(args, in, out)...)
 	}
 	add("one.o", "m.o", ".hip_fatbin=s1.hipfb")
 	add("two.o", "m.o", ".hip_fatbin=s1.hipfb", ".other=s2.hipfb")
@@ -71,7 +74,7 @@ func bundleFixtures(t *testing.T) string {
 	add("big.o", "m.o", ".hip_fatbin=big.hipfb")
 	add("slash.o", "m.o", ".hip_fatbin=slash.hipfb")
 	add("coff.obj", "mw.obj", ".hipfb=s1.hipfb")
-	sh(t, dir, oracle(t, "llvm-ar"), "rc", "lib.a", "two.o", "cat.o")
+	clitest.Sh(t, dir, llvmtools.Tool(t, "llvm-ar"), "rc", "lib.a", "two.o", "cat.o")
 	return dir
 }
 
@@ -145,7 +148,7 @@ func TestDumpBundleExtractionParity(t *testing.T) {
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			rd, od := copyDir(t, fx), copyDir(t, fx)
-			wantOut, wantDiag, wantOK := runObjdump(t, rd, c.file)
+			wantOut, wantDiag, wantOK := clitest.Objdump(t, rd, c.file)
 			gotOut, gotDiag, err := runDump(od, DumpOptions{Files: []string{c.file}, ExtractBundles: true})
 			refFiles, ourFiles := newFiles(t, rd, fx), newFiles(t, od, fx)
 			if c.beyond != nil {
@@ -202,7 +205,7 @@ func TestDumpBundleExtractionParity(t *testing.T) {
 // above should compare with it instead.
 func TestObjdumpCrashesOnOutOfRangeBundleEntry(t *testing.T) {
 	fx := bundleFixtures(t)
-	cmd := exec.Command(oracle(t, "llvm-objdump"), "--offloading", "big.o")
+	cmd := exec.Command(llvmtools.Tool(t, "llvm-objdump"), "--offloading", "big.o")
 	cmd.Dir = copyDir(t, fx)
 	err := cmd.Run()
 	var ee *exec.ExitError

@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/offload-kit/offload-kit/format/ar"
+	"github.com/offload-kit/offload-kit/internal/testutil/clitest"
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
 // importFixtures makes, with the LLVM 22 tools: kernel32.lib (llvm-dlltool),
@@ -41,16 +43,16 @@ func importFixtures(t *testing.T) string {
 	require.NoError(t, err)
 	w("emb.obj", string(emb))
 	for _, step := range [][]string{
-		{oracle(t, "llvm-dlltool"), "-m", "i386:x86-64", "-d", "kernel32.def", "-l", "kernel32.lib"},
-		{oracle(t, "clang"), "--target=x86_64-pc-windows-msvc", "-c", "dll.c", "-o", "dll.obj"},
-		{oracle(t, "lld-link"), "/dll", "/noentry", "/nodefaultlib", "dll.obj", "/out:foo.dll", "/implib:foo.lib"},
-		{oracle(t, "llvm-mc"), "-triple", "x86_64-w64-windows-gnu", "-filetype=obj", "long.s", "-o", "long.obj"},
-		{oracle(t, "llvm-offload-binary"), "-o", "big.pkg", "--image=file=dev.bin,triple=nvptx64-nvidia-cuda,arch=sm_90,kind=openmp"},
-		{oracle(t, "llvm-mc"), "-triple", "x86_64-pc-windows-msvc", "-filetype=obj", "big.s", "-o", "big.obj"},
-		{oracle(t, "llvm-lib"), "/out:mixed.lib", "emb.obj", "kernel32.lib", "long.obj", "big.obj", "foo.lib"},
-		{oracle(t, "llvm-ar"), "rc", "mixed-gnu.a", "emb.obj", "long.obj", "big.obj"},
+		{llvmtools.Tool(t, "llvm-dlltool"), "-m", "i386:x86-64", "-d", "kernel32.def", "-l", "kernel32.lib"},
+		{llvmtools.Tool(t, "clang"), "--target=x86_64-pc-windows-msvc", "-c", "dll.c", "-o", "dll.obj"},
+		{llvmtools.Tool(t, "lld-link"), "/dll", "/noentry", "/nodefaultlib", "dll.obj", "/out:foo.dll", "/implib:foo.lib"},
+		{llvmtools.Tool(t, "llvm-mc"), "-triple", "x86_64-w64-windows-gnu", "-filetype=obj", "long.s", "-o", "long.obj"},
+		{llvmtools.Tool(t, "llvm-offload-binary"), "-o", "big.pkg", "--image=file=dev.bin,triple=nvptx64-nvidia-cuda,arch=sm_90,kind=openmp"},
+		{llvmtools.Tool(t, "llvm-mc"), "-triple", "x86_64-pc-windows-msvc", "-filetype=obj", "big.s", "-o", "big.obj"},
+		{llvmtools.Tool(t, "llvm-lib"), "/out:mixed.lib", "emb.obj", "kernel32.lib", "long.obj", "big.obj", "foo.lib"},
+		{llvmtools.Tool(t, "llvm-ar"), "rc", "mixed-gnu.a", "emb.obj", "long.obj", "big.obj"},
 	} {
-		sh(t, dir, step...)
+		clitest.Sh(t, dir, step...)
 	}
 	k, err := ar.Parse(readFixture(t, dir, "kernel32.lib"))
 	require.NoError(t, err)
@@ -89,7 +91,7 @@ func TestDumpImportLibraries(t *testing.T) {
 	dir := importFixtures(t)
 	for _, files := range [][]string{{"kernel32.lib"}, {"foo.lib"}, {"mixed.lib"}, {"mixed-gnu.a"}, {"kernel32.lib", "emb.obj", "big.obj"}} {
 		t.Run(strings.Join(files, "+"), func(t *testing.T) {
-			wantOut, wantDiag, wantOK := runObjdump(t, dir, files...)
+			wantOut, wantDiag, wantOK := clitest.Objdump(t, dir, files...)
 			require.True(t, wantOK, "%v", wantDiag)
 			gotOut, gotDiag, err := runDump(dir, DumpOptions{Files: files})
 			require.NoError(t, err)
@@ -105,7 +107,7 @@ func TestDumpImportLibraries(t *testing.T) {
 	// members only inside archives ("The file was not recognized as a
 	// valid object file", exit 1); dump prints the member's line and
 	// exits 0.
-	_, diag, ok := runObjdump(t, dir, "imp.obj")
+	_, diag, ok := clitest.Objdump(t, dir, "imp.obj")
 	assert.False(t, ok)
 	assert.Equal(t, []string{"error: 'imp.obj': The file was not recognized as a valid object file"}, diag)
 	out, diag, err := runDump(dir, DumpOptions{Files: []string{"imp.obj"}})

@@ -14,22 +14,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/offload-kit/offload-kit/internal/testutil/clitest"
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
-
-// rocrand is Debian's librocrand1 (ROCm 5 rocRAND, installed by make
-// deps): a real third-party shared library whose .hip_fatbin holds one
-// bundle of eight entries, with ROCm 5's four-part host ID.
-const rocrand = "/usr/lib/x86_64-linux-gnu/librocrand.so.1.1"
-
-// linkedInto returns a new directory holding a symlink named name to
-// target, so that tools name their outputs after name inside it.
-func linkedInto(t *testing.T, target, name string) string {
-	d := t.TempDir()
-	_, err := os.Stat(target)
-	require.NoError(t, err, "run `make deps` (installs librocrand1)")
-	require.NoError(t, os.Symlink(target, filepath.Join(d, name)))
-	return d
-}
 
 func dumpDoc(t *testing.T, dir string, files ...string) []DumpFile {
 	t.Helper()
@@ -89,14 +77,14 @@ func extractIn(dir string, opt ExtractOptions) (string, error) {
 // four-part host ID clang-offload-bundler 22 refuses to unbundle).
 func TestRocrandCorpus(t *testing.T) {
 	const name = "librocrand.so.1.1"
-	ref := linkedInto(t, rocrand, name)
-	refOut, refDiag, ok := runObjdump(t, ref, name)
+	ref := clitest.LinkedInto(t, clitest.Rocrand, name)
+	refOut, refDiag, ok := clitest.Objdump(t, ref, name)
 	require.True(t, ok, refDiag)
 	listing, extracted := splitObjdump(refOut)
 	require.Len(t, extracted, 8)
 
 	t.Run("dump", func(t *testing.T) {
-		d := linkedInto(t, rocrand, name)
+		d := clitest.LinkedInto(t, clitest.Rocrand, name)
 		out, diags, err := runDump(d, DumpOptions{Files: []string{name}})
 		require.NoError(t, err, diags)
 		assert.Empty(t, diags)
@@ -118,7 +106,7 @@ func TestRocrandCorpus(t *testing.T) {
 	})
 
 	t.Run("extract-bundles", func(t *testing.T) {
-		d := linkedInto(t, rocrand, name)
+		d := clitest.LinkedInto(t, clitest.Rocrand, name)
 		out, diags, err := runDump(d, DumpOptions{Files: []string{name}, ExtractBundles: true})
 		require.NoError(t, err, diags)
 		assert.Equal(t, refOut, out)
@@ -138,7 +126,7 @@ func TestRocrandCorpus(t *testing.T) {
 			{"triple=x86_64-unknown-linux", []string{"host-x86_64-unknown-linux"}},
 		} {
 			t.Run(c.filter, func(t *testing.T) {
-				d := linkedInto(t, rocrand, name)
+				d := clitest.LinkedInto(t, clitest.Rocrand, name)
 				out, err := extractIn(d, ExtractOptions{Input: name, Images: []string{c.filter}})
 				require.NoError(t, err, out)
 				var want []string
@@ -161,14 +149,14 @@ func TestRocrandCorpus(t *testing.T) {
 			{"triple=nvptx64-nvidia-cuda,arch=sm_90", "no image matches --triple=nvptx64-nvidia-cuda --arch=sm_90"},
 			{"file=x.o,arch=gfx942", "no image matches --image=file=x.o,arch=gfx942"},
 		} {
-			d := linkedInto(t, rocrand, name)
+			d := clitest.LinkedInto(t, clitest.Rocrand, name)
 			_, err := extractIn(d, ExtractOptions{Input: name, Images: []string{c.filter}})
 			require.Error(t, err, c.filter)
 			assert.Contains(t, err.Error(), c.msg)
 			assert.Equal(t, []string{name}, dirNames(t, d), "nothing written")
 		}
 		// Extracting everything writes llvm-objdump's eight files too.
-		d := linkedInto(t, rocrand, name)
+		d := clitest.LinkedInto(t, clitest.Rocrand, name)
 		_, err := extractIn(d, ExtractOptions{Input: name})
 		require.NoError(t, err)
 		assert.Equal(t, snapshot(t, ref), snapshot(t, d))
@@ -176,8 +164,8 @@ func TestRocrandCorpus(t *testing.T) {
 
 	t.Run("list", func(t *testing.T) {
 		d := t.TempDir()
-		sh(t, d, oracle(t, "llvm-objcopy"), "--dump-section=.hip_fatbin=fatbin.hipfb", rocrand, "/dev/null")
-		list := strings.Fields(string(sh(t, d, oracle(t, "clang-offload-bundler"), "-list", "-type=o", "-input=fatbin.hipfb")))
+		clitest.Sh(t, d, llvmtools.Tool(t, "llvm-objcopy"), "--dump-section=.hip_fatbin=fatbin.hipfb", clitest.Rocrand, "/dev/null")
+		list := strings.Fields(string(clitest.Sh(t, d, llvmtools.Tool(t, "clang-offload-bundler"), "-list", "-type=o", "-input=fatbin.hipfb")))
 		sort.Strings(list)
 		var ids []string
 		for _, f := range []string{"fatbin.hipfb"} {
@@ -189,7 +177,7 @@ func TestRocrandCorpus(t *testing.T) {
 		assert.Equal(t, list, ids)
 		// clang-offload-bundler 22 cannot unbundle it (the ROCm 5 host ID);
 		// extract can, with the same bytes as llvm-objdump's.
-		cmd := exec.Command(oracle(t, "clang-offload-bundler"), "-unbundle", "-type=o", "-input=fatbin.hipfb",
+		cmd := exec.Command(llvmtools.Tool(t, "clang-offload-bundler"), "-unbundle", "-type=o", "-input=fatbin.hipfb",
 			"-targets=hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-", "-output=ref.co")
 		cmd.Dir = d
 		msg, err := cmd.CombinedOutput()
@@ -226,9 +214,9 @@ func oldDriverObjects(t *testing.T) string {
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(d, filepath.Base(f)), b, 0o644))
 	}
-	sh(t, d, oracle(t, "clang"), "-x", "hip", "--offload-arch=gfx90a", "--offload-arch=gfx1100", "-fgpu-rdc", "--no-offload-new-driver",
+	clitest.Sh(t, d, llvmtools.Tool(t, "clang"), "-x", "hip", "--offload-arch=gfx90a", "--offload-arch=gfx1100", "-fgpu-rdc", "--no-offload-new-driver",
 		"-nogpuinc", "-nogpulib", "-c", "k.hip", "-o", "old.o")
-	sh(t, d, oracle(t, "llvm-ar"), "rc", "old.a", "old.o")
+	clitest.Sh(t, d, llvmtools.Tool(t, "llvm-ar"), "rc", "old.a", "old.o")
 	return d
 }
 
@@ -238,7 +226,7 @@ func oldDriverObjects(t *testing.T) string {
 // clang-offload-bundler -unbundle's, also from an archive.
 func TestOldDriverHIP(t *testing.T) {
 	d := oldDriverObjects(t)
-	refOut, refDiag, ok := runObjdump(t, d, "old.o")
+	refOut, refDiag, ok := clitest.Objdump(t, d, "old.o")
 	require.True(t, ok, refDiag)
 	listing, extracted := splitObjdump(refOut)
 	assert.Empty(t, extracted, "llvm-objdump does not see old-driver bundles")
@@ -247,7 +235,7 @@ func TestOldDriverHIP(t *testing.T) {
 	assert.True(t, strings.HasPrefix(out, listing))
 	assert.Contains(t, out, "\nOFFLOAD BUNDLE [0] ENTRY [0]:\nkind            llvm ir\narch            gfx1100\ntriple          amdgcn-amd-amdhsa\nproducer        hip\nid              hip-amdgcn-amd-amdhsa--gfx1100\n")
 
-	list := strings.Fields(string(sh(t, d, oracle(t, "clang-offload-bundler"), "-list", "-type=o", "-input=old.o")))
+	list := strings.Fields(string(clitest.Sh(t, d, llvmtools.Tool(t, "clang-offload-bundler"), "-list", "-type=o", "-input=old.o")))
 	sort.Strings(list)
 	obj := dumpDoc(t, d, "old.o")[0].Objects[0]
 	require.Len(t, obj.Bundles, 1)
@@ -262,7 +250,7 @@ func TestOldDriverHIP(t *testing.T) {
 
 	for _, arch := range []string{"gfx90a", "gfx1100"} {
 		id := "hip-amdgcn-amd-amdhsa--" + arch
-		sh(t, d, oracle(t, "clang-offload-bundler"), "-unbundle", "-type=o", "-input=old.o", "-targets="+id, "-output=ref-"+arch+".bc")
+		clitest.Sh(t, d, llvmtools.Tool(t, "clang-offload-bundler"), "-unbundle", "-type=o", "-input=old.o", "-targets="+id, "-output=ref-"+arch+".bc")
 		want, err := os.ReadFile(filepath.Join(d, "ref-"+arch+".bc"))
 		require.NoError(t, err)
 		require.Equal(t, "BC", string(want[:2]))
@@ -280,7 +268,7 @@ func TestOldDriverHIP(t *testing.T) {
 	// dump --extract-bundles writes them too, named as llvm-objdump names
 	// bundle entries.
 	x := t.TempDir()
-	copyInto(t, d, x, "old.o")
+	clitest.CopyInto(t, d, x, "old.o")
 	out, _, err = runDump(x, DumpOptions{Files: []string{"old.o"}, ExtractBundles: true})
 	require.NoError(t, err)
 	assert.Contains(t, out, "Extracting offload bundle: old.o.0.hip-amdgcn-amd-amdhsa--gfx90a\n")
@@ -289,7 +277,7 @@ func TestOldDriverHIP(t *testing.T) {
 	assert.True(t, bytes.Equal(want, got))
 	// With --json too, the document stays JSON.
 	y := t.TempDir()
-	copyInto(t, d, y, "old.o")
+	clitest.CopyInto(t, d, y, "old.o")
 	out, _, err = runDump(y, DumpOptions{Files: []string{"old.o"}, ExtractBundles: true, JSON: true})
 	require.NoError(t, err)
 	assert.True(t, json.Valid([]byte(out)), out)
@@ -304,7 +292,7 @@ func TestOldDriverHIP(t *testing.T) {
 func TestBackToBackBundles(t *testing.T) {
 	fx := bundleFixtures(t)
 	ref := copyDir(t, fx)
-	refOut, refDiag, ok := runObjdump(t, ref, "cat.o")
+	refOut, refDiag, ok := clitest.Objdump(t, ref, "cat.o")
 	require.True(t, ok, refDiag)
 	listing, extracted := splitObjdump(refOut)
 	out, diags, err := runDump(fx, DumpOptions{Files: []string{"cat.o"}})
@@ -313,7 +301,7 @@ func TestBackToBackBundles(t *testing.T) {
 	assert.Contains(t, out, "\nOFFLOAD BUNDLE [1] ENTRY [0]:\nkind            unknown\narch            gfx942\ntriple          amdgcn-amd-amdhsa\nproducer        hip\nid              hip-amdgcn-amd-amdhsa--gfx942\n")
 	assert.Equal(t, extracted, entryFiles("cat.o", dumpDoc(t, fx, "cat.o")[0].Objects[0]))
 
-	sh(t, fx, oracle(t, "clang-offload-bundler"), "-unbundle", "-type=o", "-input=s2.hipfb", "-targets=hip-amdgcn-amd-amdhsa--gfx942", "-output=ref942.o")
+	clitest.Sh(t, fx, llvmtools.Tool(t, "clang-offload-bundler"), "-unbundle", "-type=o", "-input=s2.hipfb", "-targets=hip-amdgcn-amd-amdhsa--gfx942", "-output=ref942.o")
 	want, err := os.ReadFile(filepath.Join(fx, "ref942.o"))
 	require.NoError(t, err)
 	x := t.TempDir()
@@ -339,16 +327,16 @@ func TestBackToBackBundles(t *testing.T) {
 func TestDumpListsThroughDamage(t *testing.T) {
 	fx := fixtures(t)
 	d := t.TempDir()
-	copyInto(t, fx, d, "nf.c", "trunc.pkg", "trunc2.pkg")
+	clitest.CopyInto(t, fx, d, "nf.c", "trunc.pkg", "trunc2.pkg")
 	require.NoError(t, os.WriteFile(filepath.Join(d, "r.c"), []byte("const char msg[] = \"__CLANG_OFFLOAD_BUNDLE__ is a string\";\nconst char *get(void) { return msg; }\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(d, "c.c"), []byte("const char msg[] = \"CCOB\\3\\0\\1\\0 is a string too\";\nconst char *get(void) { return msg; }\n"), 0o644))
-	clang := oracle(t, "clang")
-	sh(t, d, clang, "-c", "nf.c", "-Xclang", "-fembed-offload-object=trunc.pkg", "-o", "badpkg.o")
-	sh(t, d, clang, "-c", "nf.c", "-Xclang", "-fembed-offload-object=trunc2.pkg", "-o", "badpkg2.o")
-	sh(t, d, clang, "-c", "r.c", "-o", "r.o")
-	sh(t, d, clang, "-c", "c.c", "-o", "c.o")
+	clang := llvmtools.Tool(t, "clang")
+	clitest.Sh(t, d, clang, "-c", "nf.c", "-Xclang", "-fembed-offload-object=trunc.pkg", "-o", "badpkg.o")
+	clitest.Sh(t, d, clang, "-c", "nf.c", "-Xclang", "-fembed-offload-object=trunc2.pkg", "-o", "badpkg2.o")
+	clitest.Sh(t, d, clang, "-c", "r.c", "-o", "r.o")
+	clitest.Sh(t, d, clang, "-c", "c.c", "-o", "c.o")
 	for _, f := range []string{"badpkg.o", "badpkg2.o"} {
-		wantOut, wantDiag, wantOK := runObjdump(t, d, f)
+		wantOut, wantDiag, wantOK := clitest.Objdump(t, d, f)
 		require.False(t, wantOK)
 		require.Contains(t, wantOut, "file format")
 		gotOut, gotDiag, err := runDump(d, DumpOptions{Files: []string{f}})
@@ -357,7 +345,7 @@ func TestDumpListsThroughDamage(t *testing.T) {
 		assert.Equal(t, wantDiag, gotDiag, f)
 	}
 	for _, f := range []string{"r.o", "c.o"} {
-		wantOut, _, wantOK := runObjdump(t, d, f)
+		wantOut, _, wantOK := clitest.Objdump(t, d, f)
 		gotOut, gotDiag, err := runDump(d, DumpOptions{Files: []string{f}})
 		require.NoError(t, err, gotDiag)
 		assert.Equal(t, wantOut, gotOut, f)
@@ -377,7 +365,7 @@ func TestCompressedTextBundles(t *testing.T) {
 	w("a.ll", "; device\ndefine void @f() { ret void }\n")
 	w("h.s", "# host\n")
 	w("a.s", "\t.text\n# device\nf:\n\ts_endpgm\n")
-	bundler := oracle(t, "clang-offload-bundler")
+	bundler := llvmtools.Tool(t, "clang-offload-bundler")
 	for _, typ := range []string{"ll", "s"} {
 		for _, z := range []bool{false, true} {
 			out := "t" + map[bool]string{false: "", true: "z"}[z] + "." + typ
@@ -385,9 +373,9 @@ func TestCompressedTextBundles(t *testing.T) {
 			if z {
 				args = append(args, "-compress")
 			}
-			sh(t, d, append([]string{bundler}, args...)...)
+			clitest.Sh(t, d, append([]string{bundler}, args...)...)
 			t.Run(out, func(t *testing.T) {
-				list := strings.Fields(string(sh(t, d, bundler, "-list", "-type="+typ, "-input="+out)))
+				list := strings.Fields(string(clitest.Sh(t, d, bundler, "-list", "-type="+typ, "-input="+out)))
 				obj := dumpDoc(t, d, out)[0].Objects[0]
 				require.Len(t, obj.Bundles, 1)
 				assert.Equal(t, "text", obj.Bundles[0].Format)
@@ -397,7 +385,7 @@ func TestCompressedTextBundles(t *testing.T) {
 					ids = append(ids, e.ID)
 				}
 				assert.Equal(t, list, ids)
-				sh(t, d, bundler, "-unbundle", "-type="+typ, "-input="+out, "-targets=hip-amdgcn-amd-amdhsa--gfx90a", "-output=ref-"+out)
+				clitest.Sh(t, d, bundler, "-unbundle", "-type="+typ, "-input="+out, "-targets=hip-amdgcn-amd-amdhsa--gfx90a", "-output=ref-"+out)
 				want, err := os.ReadFile(filepath.Join(d, "ref-"+out))
 				require.NoError(t, err)
 				x := t.TempDir()

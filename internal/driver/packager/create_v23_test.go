@@ -18,6 +18,8 @@ import (
 	"github.com/offload-kit/offload-kit/format/ar"
 	"github.com/offload-kit/offload-kit/format/offload"
 	"github.com/offload-kit/offload-kit/internal/scan"
+	"github.com/offload-kit/offload-kit/internal/testutil/clitest"
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 	"github.com/offload-kit/offload-kit/internal/wrap"
 )
 
@@ -219,9 +221,9 @@ func TestV23Readers(t *testing.T) {
 	write("raw.pkg", raw)
 	write("v3.pkg", v3)
 
-	clang := oracle(t, "clang")
+	clang := llvmtools.Tool(t, "clang")
 	write("host.c", []byte("int host(void) { return 1; }\n"))
-	sh(t, dir, clang, "-c", "host.c", "-o", "host.o")
+	clitest.Sh(t, dir, clang, "-c", "host.c", "-o", "host.o")
 	env := &Env{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Tool: "offload-packager", Dir: dir}
 	require.NoError(t, Embed(context.Background(), env, EmbedOptions{Output: "fat.o", Host: "host.o", Packages: []string{"raw.pkg"}}))
 
@@ -241,7 +243,7 @@ func TestV23Readers(t *testing.T) {
 	write("reg.o", obj)
 	write("main.c", []byte("#include <stdint.h>\nvoid __sycl_register_lib(const void *b, uint64_t n) {}\n"+
 		"void __sycl_unregister_lib(const void *b, uint64_t n) {}\nint main(void) { return 0; }\n"))
-	sh(t, dir, clang, "main.c", "reg.o", "-o", "prog")
+	clitest.Sh(t, dir, clang, "main.c", "reg.o", "-o", "prog")
 
 	for _, c := range []struct {
 		file string

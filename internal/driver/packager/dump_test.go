@@ -5,32 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-// runObjdump returns llvm-objdump --offloading's stdout, its diagnostic
-// lines with the program prefix removed, and whether it succeeded.
-func runObjdump(t *testing.T, dir string, files ...string) (string, []string, bool) {
-	cmd := exec.Command(oracle(t, "llvm-objdump"), append([]string{"--offloading"}, files...)...)
-	cmd.Dir = dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var diags []string
-	for _, l := range strings.Split(strings.TrimSpace(errb.String()), "\n") {
-		if l == "" {
-			continue
-		}
-		_, msg, _ := strings.Cut(l, "llvm-objdump: ")
-		diags = append(diags, msg)
-	}
-	return out.String(), diags, err == nil
-}
+	"github.com/offload-kit/offload-kit/internal/testutil/clitest"
+)
 
 func runDump(dir string, opt DumpOptions) (string, []string, error) {
 	var out, errb bytes.Buffer
@@ -63,7 +45,7 @@ func TestDumpParity(t *testing.T) {
 	}
 	for _, files := range cases {
 		t.Run(strings.Join(files, "+"), func(t *testing.T) {
-			wantOut, wantDiag, wantOK := runObjdump(t, dir, files...)
+			wantOut, wantDiag, wantOK := clitest.Objdump(t, dir, files...)
 			gotOut, gotDiag, err := runDump(dir, DumpOptions{Files: files})
 			assert.Equal(t, wantOut, gotOut, "stdout")
 			assert.Equal(t, wantOK, err == nil, "success")

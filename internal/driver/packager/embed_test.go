@@ -11,6 +11,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/offload-kit/offload-kit/internal/testutil/clitest"
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
 // TestEmbedGCCObjectEndToEnd turns a gcc-built host object into a fat
@@ -21,20 +24,20 @@ import (
 func TestEmbedGCCObjectEndToEnd(t *testing.T) {
 	fx := fixtures(t)
 	d := t.TempDir()
-	copyInto(t, fx, d, "gmain.c", "omp.host.o", "omp.dev.o")
-	sh(t, d, "gcc", "-c", "gmain.c", "-o", "gmain.o")
+	clitest.CopyInto(t, fx, d, "gmain.c", "omp.host.o", "omp.dev.o")
+	clitest.Sh(t, d, "gcc", "-c", "gmain.c", "-o", "gmain.o")
 	env := &Env{Stdout: os.Stdout, Stderr: os.Stderr, Tool: "offload-packager", Dir: d}
 	require.NoError(t, Create(context.Background(), env, "dev.pkg", []string{"file=omp.dev.o,triple=x86_64-unknown-linux-gnu,arch=generic,kind=openmp"}))
 	require.NoError(t, Embed(context.Background(), env, EmbedOptions{Output: "gmain.fat.o", Host: "gmain.o", Packages: []string{"dev.pkg"}}))
 
 	// Same section as clang's -fembed-offload-object.
-	sec := string(sh(t, d, oracle(t, "llvm-readelf"), "-S", "gmain.fat.o"))
+	sec := string(clitest.Sh(t, d, llvmtools.Tool(t, "llvm-readelf"), "-S", "gmain.fat.o"))
 	assert.Regexp(t, `\.llvm\.offloading\s+LLVM_OFFLOADING\s+0+\s+[0-9a-f]+\s+[0-9a-f]+\s+00\s+E\s+0\s+0\s+8`, sec)
 	out, _, err := runDump(d, DumpOptions{Files: []string{"gmain.fat.o"}})
 	require.NoError(t, err)
 	assert.Contains(t, out, "OFFLOADING IMAGE [0]:\nkind            elf\narch            generic\ntriple          x86_64-unknown-linux-gnu\nproducer        openmp\n")
 
-	sh(t, d, oracle(t, "clang"), "-fopenmp", "-fopenmp-targets=x86_64-unknown-linux-gnu", "gmain.fat.o", "omp.host.o", "-o", "app")
+	clitest.Sh(t, d, llvmtools.Tool(t, "clang"), "-fopenmp", "-fopenmp-targets=x86_64-unknown-linux-gnu", "gmain.fat.o", "omp.host.o", "-o", "app")
 	cmd := exec.Command(filepath.Join(d, "app"))
 	var o bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &o
@@ -47,10 +50,10 @@ func TestEmbedGCCObjectEndToEnd(t *testing.T) {
 func TestEmbedTwiceConcatenates(t *testing.T) {
 	fx := fixtures(t)
 	d := t.TempDir()
-	copyInto(t, fx, d, "omp.o", "raw.pkg")
+	clitest.CopyInto(t, fx, d, "omp.o", "raw.pkg")
 	env := &Env{Stdout: os.Stdout, Stderr: os.Stderr, Tool: "offload-packager", Dir: d}
 	require.NoError(t, Embed(context.Background(), env, EmbedOptions{Output: "twice.o", Host: "omp.o", Packages: []string{"raw.pkg"}}))
-	want, _, _ := runObjdump(t, d, "twice.o")
+	want, _, _ := clitest.Objdump(t, d, "twice.o")
 	got, _, err := runDump(d, DumpOptions{Files: []string{"twice.o"}})
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
@@ -62,7 +65,7 @@ func TestEmbedTwiceConcatenates(t *testing.T) {
 func TestEmbedBadInputsLeaveNothing(t *testing.T) {
 	fx := fixtures(t)
 	d := t.TempDir()
-	copyInto(t, fx, d, "omp.o", "trunc.pkg", "text.txt", "raw.pkg")
+	clitest.CopyInto(t, fx, d, "omp.o", "trunc.pkg", "text.txt", "raw.pkg")
 	env := &Env{Stdout: os.Stdout, Stderr: os.Stderr, Tool: "offload-packager", Dir: d}
 	for _, c := range []struct {
 		host, pkg, want string

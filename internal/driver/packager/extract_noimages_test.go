@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/offload-kit/offload-kit/internal/testutil/clitest"
 )
 
 // TestExtractNoImages: the umbrella extract of a text file, an empty
@@ -32,7 +34,7 @@ func TestExtractNoImages(t *testing.T) {
 		for _, filters := range [][]string{nil, {"--image=kind=openmp"}} {
 			t.Run(name, func(t *testing.T) {
 				dir := t.TempDir()
-				copyInto(t, src, dir, name)
+				clitest.CopyInto(t, src, dir, name)
 				var out, errb bytes.Buffer
 				env := &Env{Dir: dir, Stdout: &out, Stderr: &errb, Tool: "offload-packager"}
 				err := Extract(context.Background(), env, ExtractOptions{Input: name, Images: filters})

@@ -15,12 +15,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/offload-kit/offload-kit/internal/testutil/clitest"
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
 // llvmOffloadBinary runs the oracle in dir and returns stdout, stderr
 // (with the program path replaced by PROG) and the exit code.
 func llvmOffloadBinary(t *testing.T, dir string, args ...string) (string, string, int) {
-	p := oracle(t, "llvm-offload-binary")
+	p := llvmtools.Tool(t, "llvm-offload-binary")
 	cmd := exec.Command(p, args...)
 	cmd.Dir = dir
 	var out, errb bytes.Buffer
@@ -52,8 +55,8 @@ func ours(dir string, args ...string) (string, string, int) {
 func checkParity(t *testing.T, fx string, names []string, args ...string) {
 	t.Helper()
 	a, b := t.TempDir(), t.TempDir()
-	copyInto(t, fx, a, names...)
-	copyInto(t, fx, b, names...)
+	clitest.CopyInto(t, fx, a, names...)
+	clitest.CopyInto(t, fx, b, names...)
 	wo, we, wc := llvmOffloadBinary(t, a, args...)
 	go_, ge, gc := ours(b, args...)
 	assert.Equal(t, wc, gc, "exit code")
@@ -74,14 +77,6 @@ func snapshot(t *testing.T, dir string) map[string]string {
 		m[e.Name()] = fmt.Sprintf("%d bytes sha256:%x", len(b), sha256.Sum256(b))
 	}
 	return m
-}
-
-func copyInto(t *testing.T, src, dst string, names ...string) {
-	for _, n := range names {
-		b, err := os.ReadFile(filepath.Join(src, n))
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(dst, n), b, 0o644))
-	}
 }
 
 // TestExtractParity runs the same extraction with llvm-offload-binary and
@@ -202,7 +197,7 @@ func TestCreateRandomParity(t *testing.T) {
 func TestExtractAllNamesStayInside(t *testing.T) {
 	fx := fixtures(t)
 	d := t.TempDir()
-	copyInto(t, fx, d, "nf.c")
+	clitest.CopyInto(t, fx, d, "nf.c")
 	o, e, c := llvmOffloadBinary(t, d, "-o", "evil.pkg", "--image=file=nf.c,triple=../../../../tmp/escape,arch=/etc/passwd", "--image=file=nf.c,triple=..,arch=")
 	require.Equal(t, 0, c, o+e)
 	sub := filepath.Join(d, "out")

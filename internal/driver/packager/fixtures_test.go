@@ -1,7 +1,6 @@
 package packager
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,11 +14,6 @@ import (
 // llvmBin is where Debian's LLVM 22 packages put the oracle tools
 // (make deps installs them).
 const llvmBin = llvmtools.Dir
-
-func oracle(t testing.TB, tool string) string {
-	t.Helper()
-	return llvmtools.Tool(t, tool)
-}
 
 var fixtureState struct {
 	once sync.Once
@@ -38,19 +32,6 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(d)
 	os.Exit(code)
-}
-
-// sh runs a command in dir and fails the test with its output on error.
-func sh(t testing.TB, dir string, argv ...string) []byte {
-	t.Helper()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = dir
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, out.String())
-	}
-	return out.Bytes()
 }
 
 // fixtures builds, once per test binary, real fat objects with clang 22:
@@ -72,10 +53,10 @@ func fixtures(t *testing.T) string {
 			}
 			os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644)
 		}
-		clang, clangxx := oracle(t, "clang"), oracle(t, "clang++")
+		clang, clangxx := llvmtools.Tool(t, "clang"), llvmtools.Tool(t, "clang++")
 		omp := []string{"-fopenmp", "-fopenmp-targets=x86_64-unknown-linux-gnu"}
-		ar := oracle(t, "llvm-ar")
-		ob := oracle(t, "llvm-offload-binary")
+		ar := llvmtools.Tool(t, "llvm-ar")
+		ob := llvmtools.Tool(t, "llvm-offload-binary")
 		steps := [][]string{
 			append([]string{clang, "-c", "omp.c", "-o", "omp.o"}, omp...),
 			append([]string{clang, "-c", "omp.c", "--offload-host-only", "-o", "omp.host.o"}, omp...),
@@ -87,7 +68,7 @@ func fixtures(t *testing.T) string {
 			{clangxx, "-fsycl", "-c", "s.cpp", "-o", "sycl.o"},
 			{clang, "--target=x86_64-pc-windows-msvc", "-fopenmp", "-fopenmp-targets=x86_64-pc-windows-msvc", "-c", "nf.c", "-o", "coff.o"},
 			{clang, "--target=x86_64-apple-darwin", "-c", "nf.c", "-o", "mach.o"},
-			{oracle(t, "ld.lld"), "-r", "omp.o", "hip.o", "sycl.o", "-o", "merged.o"},
+			{llvmtools.Tool(t, "ld.lld"), "-r", "omp.o", "hip.o", "sycl.o", "-o", "merged.o"},
 			{ar, "rc", "--format=gnu", "gnu.a", "omp.o", "hip.o", "sycl.o"},
 			{ar, "rc", "--format=bsd", "bsd.a", "omp.o", "hip.o", "sycl.o"},
 			{ar, "rc", "--format=darwin", "darwin.a", "omp.o", "hip.o"},
@@ -100,7 +81,7 @@ func fixtures(t *testing.T) string {
 			{clang, "-x", "hip", "--offload-arch=gfx90a", "--offload-arch=gfx1100", "-nogpuinc", "-nogpulib", "-cuid=fixed", "-c", "k.hip", "-o", "hipfb.o"},
 			{clang, "-x", "hip", "--offload-arch=gfx90a", "--offload-arch=gfx1100", "-nogpuinc", "-nogpulib", "-cuid=fixed", "--offload-compress", "-c", "k.hip", "-o", "hipfbz.o"},
 			// A package whose image is itself a bundle, embedded in an object.
-			{oracle(t, "clang-offload-bundler"), "-type=o", "-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a",
+			{llvmtools.Tool(t, "clang-offload-bundler"), "-type=o", "-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a",
 				"-input=/dev/null", "-input=nf.c", "-output=inner.hipfb", "-bundle-align=4096"},
 			{ob, "-o", "nested.pkg", "--image=file=inner.hipfb,triple=amdgcn-amd-amdhsa,arch=gfx90a,kind=hip"},
 			{clang, "-c", "nf.c", "-Xclang", "-fembed-offload-object=nested.pkg", "-o", "nested.o"},

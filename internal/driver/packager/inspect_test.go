@@ -10,6 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/offload-kit/offload-kit/internal/testutil/clitest"
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden from the current output")
@@ -26,7 +29,7 @@ const nestedTestdata = "testdata/nested"
 func TestNestedGolden(t *testing.T) {
 	fx := fixtures(t)
 	d := t.TempDir()
-	copyInto(t, fx, d, "hipfb.o", "hipfbz.o", "nested.o", "nested.pkg")
+	clitest.CopyInto(t, fx, d, "hipfb.o", "hipfbz.o", "nested.o", "nested.pkg")
 	for _, f := range []string{"saxpy.fatbin", "rdc.fatbin", "sscp.hcf", "multipass.hcf"} {
 		b, err := os.ReadFile(filepath.Join(nestedTestdata, f))
 		require.NoError(t, err)
@@ -61,7 +64,7 @@ func golden(t *testing.T, path, got string) {
 func TestExtractNested(t *testing.T) {
 	fx := fixtures(t)
 	d := t.TempDir()
-	copyInto(t, fx, d, "hipfb.o", "hipfbz.o")
+	clitest.CopyInto(t, fx, d, "hipfb.o", "hipfbz.o")
 	run := func(in string) string {
 		var out strings.Builder
 		env := &Env{Stdout: &out, Stderr: &out, Tool: "offload-packager", Dir: d}
@@ -86,7 +89,7 @@ func TestExtractNested(t *testing.T) {
 }
 
 func sectionSize(t *testing.T, obj, name string) string {
-	out := string(sh(t, ".", oracle(t, "llvm-readelf"), "-S", "-W", obj))
+	out := string(clitest.Sh(t, ".", llvmtools.Tool(t, "llvm-readelf"), "-S", "-W", obj))
 	for _, l := range strings.Split(out, "\n") {
 		f := strings.Fields(strings.TrimLeft(strings.SplitN(l, "]", 2)[len(strings.SplitN(l, "]", 2))-1], " "))
 		if len(f) > 5 && f[0] == name {

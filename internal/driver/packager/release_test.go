@@ -15,6 +15,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/internal/cli/diag"
 	"github.com/offload-kit/offload-kit/internal/driverenv"
+	"github.com/offload-kit/offload-kit/internal/testutil/clitest"
 	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
@@ -149,7 +150,7 @@ func TestReleaseReadBothNumberings(t *testing.T) {
 			assert.Contains(t, so.String(), `"kind": "hip"`, "LLVM %d dump --json %s", major, p)
 
 			dir := t.TempDir()
-			copyInto(t, src, dir, p)
+			clitest.CopyInto(t, src, dir, p)
 			r := packagerAs(t, major, dir, p, "--image=kind=hip,file=hip.out")
 			require.Equal(t, 0, r.code, r.stderr)
 			got, err := os.ReadFile(filepath.Join(dir, "hip.out"))
@@ -176,8 +177,8 @@ func TestReleaseExtractParity(t *testing.T) {
 			{"p.pkg", "--image=kind=hip,file=lib.a", "--archive"},
 		} {
 			a, b := t.TempDir(), t.TempDir()
-			copyInto(t, src, a, "p.pkg")
-			copyInto(t, src, b, "p.pkg")
+			clitest.CopyInto(t, src, a, "p.pkg")
+			clitest.CopyInto(t, src, b, "p.pkg")
 			want := execRelease(t, major, a, "clang-offload-packager", args...)
 			got := packagerAs(t, major, b, args...)
 			// cl::opt's "Did you mean" depends on all of libLLVM's options.
