@@ -472,7 +472,8 @@ func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) er
 	}
 	// 1. link (a single bitcode file needs no linking; a single text IR
 	// file without device libraries to link is read as it is)
-	endLink := d.env.Phases.Begin("link", "")
+	link := d.env.Phases.Span("link", "")
+	defer link.End()
 	linked := ""
 	// only the device libraries for --triple are linked (-v lists them all)
 	linkLibs, err := d.deviceLibsFor(libs)
@@ -508,10 +509,11 @@ func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) er
 		fmt.Fprintf(d.env.Stderr, "sycl-device-link: inputs: %s libfiles: %s output: %s\n",
 			strings.Join(inputs, ", "), strings.Join(libs, ", "), linked)
 	}
-	endLink()
+	link.End()
 	// 2. model
 	// the text goes to a file that is mapped, not to a growing buffer
-	endModel := d.env.Phases.Begin("read module", "llvm-dis + parse")
+	model := d.env.Phases.Span("read module", "llvm-dis + parse")
+	defer model.End()
 	llName := linked
 	if !textInput {
 		var err error
@@ -546,11 +548,12 @@ func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) er
 	if err != nil {
 		return err
 	}
-	endModel()
+	model.End()
 	if o.PruneToKernels {
 		return d.prune(ctx, m)
 	}
-	endSplit := d.env.Phases.Begin("split", "")
+	splitSpan := d.env.Phases.Span("split", "")
+	defer splitSpan.End()
 	sopts := split.Options{Mode: o.SplitMode, KernelsOnly: o.KernelsOnly, Origin: origin}
 	parts := m.Split(sopts)
 	if !o.NoSplitESIMD {
@@ -561,7 +564,8 @@ func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) er
 	if err := m.VerifyGlobals(parts, sopts.Closure); err != nil {
 		return err
 	}
-	endSplit(fmt.Sprintf("%d module(s)", len(parts)))
+	splitSpan.Note(fmt.Sprintf("%d module(s)", len(parts)))
+	splitSpan.End()
 	if o.IROutputOnly {
 		if err := d.checkOverwrites(parts); err != nil {
 			return err
@@ -572,13 +576,13 @@ func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) er
 			d.stage.closeDirs()
 		}()
 	}
-	endEmit := d.env.Phases.Begin("emit + codegen", "per module, in parallel")
+	emit := d.env.Phases.Span("emit + codegen", "per module, in parallel")
 	results, err := d.emitParts(ctx, m, parts)
-	endEmit()
+	emit.End()
 	if err != nil {
 		return err
 	}
-	defer d.env.Phases.Begin("write outputs", "")()
+	defer d.env.Phases.Span("write outputs", "").End()
 	return finish(d, results)
 }
 

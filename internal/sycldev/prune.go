@@ -17,7 +17,7 @@ import (
 // with -S, else bitcode. This is what HIP stdpar's accelerator-code
 // selection does, without losing functions reached only by address.
 func (d *driver) prune(ctx context.Context, m *split.Module) error {
-	defer d.env.Phases.Begin("prune to kernels", "")()
+	defer d.env.Phases.Span("prune to kernels", "").End()
 	ir := m.KeepReachable(nil, nil, split.ClosureOptions{})
 	if d.o.TextIR {
 		if err := workdir.WriteFile(d.o.Output, ir, 0o644); err != nil {

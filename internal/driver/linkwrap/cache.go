@@ -24,6 +24,7 @@ import (
 	"sync"
 
 	"github.com/offload-kit/offload-kit/internal/cache"
+	"github.com/offload-kit/offload-kit/internal/phase"
 	"github.com/offload-kit/offload-kit/internal/run"
 )
 
@@ -347,14 +348,14 @@ func (d *driver) runJob(ctx context.Context, j *linkJob) (string, error) {
 	if useCache {
 		w = io.MultiWriter(d.env.Stderr, &rec)
 	}
-	end := d.trace.beginOn(j.trace, "", j.g.key.triple+" "+j.g.key.arch)
+	sp := d.on(j.g).Open(phase.Spec{Event: j.trace})
+	defer sp.End()
 	for _, argv := range j.steps {
 		if err := d.runner.Run(ctx, &run.Cmd{Args: argv, Stdout: w, Stderr: w}); err != nil {
-			end()
 			return "", timedOut(err, "device link for "+groupName(j.g.key)+" of "+inputNames(j.g))
 		}
 	}
-	end()
+	sp.End()
 	if !useCache {
 		return "", nil
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/offload-kit/offload-kit/internal/cache"
 	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"github.com/offload-kit/offload-kit/internal/llvmpool"
+	"github.com/offload-kit/offload-kit/internal/phase"
 	"github.com/offload-kit/offload-kit/internal/release"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/workdir"
@@ -71,16 +72,15 @@ type driver struct {
 	runner run.Runner
 	limit  time.Duration // of no progress, for child processes (run.Cmd.Timeout)
 	work   *workdir.Dir
-	trace  *tracer
-	exe    string // output name
-	host   string // host triple
+	phases *phase.Timer // env.Phases, or one of its own: summary and --wrapper-time-trace
+	exe    string       // output name
+	host   string       // host triple
 
 	cache   *cache.Cache // nil: no device-link cache
 	toolMu  sync.Mutex
 	toolIDs map[string]string
 	keyMemo keyMemo // cache-key file hashes (cachekey.go)
-	sum     *summary
-	inflate int64 // bytes of compressed images left to inflate
+	inflate int64   // bytes of compressed images left to inflate
 
 	toolsOnce  sync.Once
 	tools      *run.Toolchain  // tools.go
@@ -145,21 +145,28 @@ func Run(ctx context.Context, env Env, opt *Options) (err error) {
 	if opt.Verbose || opt.DryRun {
 		d.runner = &run.Printer{Runner: d.runner, W: env.Stderr, DryRun: opt.DryRun}
 	}
-	d.trace = newTracer(env.Now, opt.TimeTraceGranularity)
-	d.sum = newSummary(env.Now)
+	d.phases = env.Phases
+	if d.phases == nil {
+		d.phases = phase.New(env.Now)
+	}
+	if opt.TimeTrace != "" {
+		var start time.Time
+		if env.Now != nil {
+			start = env.Now()
+		}
+		d.phases.Traced(phase.NewTrace(start, time.Duration(opt.TimeTraceGranularity)*time.Microsecond, "linker-wrapper", "Execute linker wrapper"))
+	}
 	d.inflate = d.maxInflated()
 	d.openCache()
 	defer d.cache.Close()
-	end := d.trace.begin("Execute linker wrapper", "")
-	endTotal := d.sum.begin("total", "")
+	sp := d.span("Execute linker wrapper", "total")
 	err = d.run(ctx)
-	endTotal()
-	end()
+	sp.End()
 	if opt.Summary {
-		d.sum.print(env.Stderr, env.Tool, d.cache)
+		printSummary(env.Stderr, env.Tool, d.phases.Rows(), d.cache)
 	}
 	if opt.TimeTrace != "" && err == nil {
-		err = workdir.WriteAtomic(opt.TimeTrace, 0o644, d.trace.write)
+		err = workdir.WriteAtomic(opt.TimeTrace, 0o644, d.phases.Trace().Write)
 	}
 	return err
 }
@@ -189,9 +196,9 @@ func (d *driver) run(ctx context.Context) error {
 		return err
 	}
 
-	endBundle := d.phase("Bundle linked output", "bundle")
+	sp := d.span("Bundle linked output", "bundle")
 	bundles, err := d.bundle(ctx, images)
-	endBundle()
+	sp.End()
 	if err != nil {
 		return err
 	}
@@ -199,9 +206,9 @@ func (d *driver) run(ctx context.Context) error {
 		return d.emitFatbin(bundles)
 	}
 
-	endWrap := d.phase("Wrap bundled images", "wrap")
+	sp = d.span("Wrap bundled images", "wrap")
 	wrappers, err := d.wrapAll(bundles)
-	endWrap()
+	sp.End()
 	if err != nil {
 		return err
 	}
@@ -210,38 +217,37 @@ func (d *driver) run(ctx context.Context) error {
 
 // deviceImages scans the inputs, groups the images and links each group.
 func (d *driver) deviceImages(ctx context.Context) ([]linkedImage, error) {
-	endExtract := d.phase("ExtractDeviceCode", "scan")
+	scan := d.span("ExtractDeviceCode", "scan")
+	defer scan.End()
 	sr, err := d.scanInputs()
 	if err != nil {
-		endExtract()
 		return nil, err
 	}
 	defer sr.close()
 	gs := d.groupInputs(sr)
 	if err := d.settleRelease(ctx, sr); err != nil {
-		endExtract()
 		return nil, err
 	}
-	endExtract()
+	scan.End()
 	if len(gs.order) == 0 {
 		return nil, nil
 	}
-	endAll := d.trace.begin("Handle all device input", "")
-	defer endAll()
+	all := d.span("Handle all device input", "")
+	defer all.End()
 	// Reject unsupported targets before anything is written.
 	for _, g := range gs.order {
 		if err := checkSupported(g); err != nil {
 			return nil, err
 		}
 	}
-	endX := d.sum.begin("extract", "")
+	sp := d.span("", "extract")
 	err = d.extract(gs)
-	endX()
+	sp.End()
 	if err != nil {
 		return nil, err
 	}
-	endLinks := d.sum.begin("device links", "")
-	defer endLinks()
+	links := d.span("", "device links")
+	defer links.End()
 	return d.linkGroups(ctx, gs)
 }
 
@@ -455,11 +461,8 @@ func firstErr(errs []error) error {
 }
 
 func (d *driver) linkGroup(ctx context.Context, g *group) ([]linkedImage, error) {
-	end := d.trace.begin("Link device input", g.key.triple+" "+g.key.arch)
-	defer end()
-	outcome := ""
-	endSum := d.sum.begin("device link", groupName(g.key))
-	defer func() { endSum(outcome) }()
+	sp := d.on(g).Open(phase.Spec{Name: "device link", Detail: groupName(g.key), Event: "Link device input", Arg: g.key.triple + " " + g.key.arch})
+	defer sp.End()
 	if err := checkSupported(g); err != nil {
 		return nil, err
 	}
@@ -499,7 +502,9 @@ func (d *driver) linkGroup(ctx context.Context, g *group) ([]linkedImage, error)
 	if err != nil {
 		return nil, err
 	}
-	if outcome, err = d.runJob(ctx, job); err != nil {
+	outcome, err := d.runJob(ctx, job)
+	sp.Note(outcome)
+	if err != nil {
 		return nil, err
 	}
 	var data []byte

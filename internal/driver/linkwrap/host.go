@@ -39,9 +39,9 @@ func (d *driver) hostLink(ctx context.Context, wrappers []string) (err error) {
 		g := atomicfile.GuardOutput(d.exe)
 		defer func() { g.Done(err == nil && ctx.Err() == nil) }()
 	}
-	end := d.phase("Execute host linker", "host link")
+	sp := d.span("Execute host linker", "host link")
 	err = d.runner.Run(ctx, &run.Cmd{Args: d.hostLinkArgs(wrappers), Stdout: d.env.Stdout, Stderr: d.env.Stderr})
-	end()
+	sp.End()
 	if err != nil {
 		return timedOut(err, "host link of "+d.exe)
 	}

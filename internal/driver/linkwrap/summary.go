@@ -5,53 +5,41 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/offload-kit/offload-kit/internal/cache"
 	"github.com/offload-kit/offload-kit/internal/phase"
 )
 
-// summary records phase durations for the --wrapper-verbose table
-// (issue 7 part 4), on the shared phase timer; with a nil clock nothing is
-// recorded.
-type summary struct{ *phase.Timer }
-
-func newSummary(now func() time.Time) *summary { return &summary{phase.New(now)} }
-
-func (s *summary) begin(name, detail string) func(note ...string) { return s.Begin(name, detail) }
-
-// devicePhase is the wall time of all device links (cache lookups
-// included); 0 when not measured.
-func (s *summary) devicePhase() time.Duration {
-	for _, r := range s.Rows() {
-		if r.Name == "device links" {
-			return r.Dur
-		}
-	}
-	return 0
+// span opens one step of the run under its two names: the time-trace
+// event ("" none) and the summary phase ("" none).
+func (d *driver) span(event, name string) *phase.Span {
+	return d.phases.Open(phase.Spec{Name: name, Event: event})
 }
 
-// phase opens a time-trace scope and a summary phase together.
-func (d *driver) phase(traceName, phaseName string) func() {
-	endT := d.trace.begin(traceName, "")
-	endS := d.sum.begin(phaseName, "")
-	return func() { endS(); endT() }
+// on is the phase view of g's device link: its spans, the in-process SYCL
+// link's included, run on the link's row of the trace.
+func (d *driver) on(g *group) *phase.Timer {
+	return d.phases.On("device link " + g.key.triple + " " + g.key.arch)
 }
 
-// print writes the phase table, with the device links grouped before the
-// bundle/wrap/host-link phases and their cache outcomes counted, then the
-// cache statistics.
-func (s *summary) print(w io.Writer, prog string, c *cache.Cache) {
+// printSummary writes the --wrapper-verbose phase table (issue 7 part 4),
+// with the device links grouped before the bundle/wrap/host-link phases
+// and their cache outcomes counted, each followed by the steps it ran in
+// process (a SYCL link's link, split, codegen, ...), then the cache
+// statistics.
+func printSummary(w io.Writer, prog string, rows []phase.Row, c *cache.Cache) {
 	var links, other []phase.Row
 	var agg, total *phase.Row
-	rows := s.Rows()
+	steps := map[string][]phase.Row{}
 	for i := range rows {
-		switch rows[i].Name {
-		case "device link":
+		switch {
+		case rows[i].Name == "device link":
 			links = append(links, rows[i])
-		case "device links":
+		case rows[i].Thread != "":
+			steps[rows[i].Thread] = append(steps[rows[i].Thread], rows[i])
+		case rows[i].Name == "device links":
 			agg = &rows[i]
-		case "total":
+		case rows[i].Name == "total":
 			total = &rows[i]
 		default:
 			other = append(other, rows[i])
@@ -71,6 +59,9 @@ func (s *summary) print(w io.Writer, prog string, c *cache.Cache) {
 				note = "cache miss"
 			}
 			phase.Line(w, "device link", r.Detail, r.Dur, note)
+			for _, s := range steps[r.Thread] {
+				phase.Line(w, "  "+s.Name, s.Detail, s.Dur, s.Note)
+			}
 		}
 		if agg != nil {
 			note := fmt.Sprintf("%d group(s)", len(links))

@@ -23,6 +23,7 @@ import (
 	"github.com/offload-kit/offload-kit/format/syclprop"
 	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"github.com/offload-kit/offload-kit/internal/llvmpool"
+	"github.com/offload-kit/offload-kit/internal/phase"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/sycldev"
 	"github.com/offload-kit/offload-kit/internal/workdir"
@@ -111,14 +112,16 @@ func (d *driver) syclLink(ctx context.Context, g *group, img string) ([]linkedIm
 			Stdout: d.env.Stderr, // --print-linked-module: the wrapper's stdout belongs to the host link
 			Stderr: d.env.Stderr,
 			NumCPU: d.env.NumCPU,
+			Now:    d.env.Now,
+			Phases: d.on(g), // its link, split, codegen, ... on the link's trace row and in the summary
 		},
 		Runner: runner,
 		// llvm-link, llvm-dis, llc, ...: from the link's LLVM (tools.go)
 		Tools: d.toolchain(),
 		LLVM:  llvm,
 	}
-	end := d.trace.beginOn(syclTrace, "", g.key.triple+" "+g.key.arch)
-	defer end()
+	sp := d.on(g).Open(phase.Spec{Event: syclTrace})
+	defer sp.End()
 	imgs, err := sycldev.Link(ctx, env, o)
 	if err != nil {
 		return nil, fmt.Errorf("SYCL device link for %s: %w", groupName(g.key), namedInputs(err, g))

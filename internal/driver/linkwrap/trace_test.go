@@ -2,15 +2,19 @@ package linkwrap
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
+	"github.com/offload-kit/offload-kit/internal/phase"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -107,7 +111,7 @@ func TestTimeTraceLoadsInChrome(t *testing.T) {
 	assert.Equal(t, 3, names["Link device input"])
 	assert.Equal(t, 3, names["Clang"])
 	var tr struct {
-		TraceEvents []traceEvent `json:"traceEvents"`
+		TraceEvents []phase.Event `json:"traceEvents"`
 	}
 	require.NoError(t, json.Unmarshal(data, &tr))
 	threadNames := map[int]string{}
@@ -121,5 +125,70 @@ func TestTimeTraceLoadsInChrome(t *testing.T) {
 			assert.True(t, e.TID != 0, "device link scopes run on their group's thread")
 			assert.Contains(t, threadNames[e.TID], "device link amdgcn-amd-amdhsa gfx")
 		}
+	}
+}
+
+// TestSYCLLinkSpans: the in-process SYCL device link's steps (link, read
+// module, split, emit + codegen) are spans of the wrapper's run: trace
+// events on the device link's row, inside its "SYCL device link" event,
+// and summary rows under its "device link" line.
+func TestSYCLLinkSpans(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the LLVM 22 tools")
+	}
+	findTool(t, "llvm-link")
+	findTool(t, "llc")
+	bc, err := os.ReadFile(filepath.Join("..", "..", "sycldev", "testdata", "kernels-spirv64-clang22.bc"))
+	require.NoError(t, err)
+	dir := t.TempDir()
+	pkg := offload.AppendBinary(nil, &offload.Image{ImageKind: format.ImgBitcode, OffloadKind: format.OfkSYCL,
+		Strings: []offload.KV{{Key: "triple", Value: "spirv64-unknown-unknown"}, {Key: "arch", Value: ""}}, Image: bc})
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "gpu.out"), pkg, 0o644))
+	trace := filepath.Join(dir, "trace.json")
+	opts, err := ParseArgs([]string{"--host-triple=x86_64-unknown-linux-gnu", "--wrapper-verbose", "--wrapper-time-trace=" + trace,
+		"--wrapper-time-trace-granularity=0", "--linker-path=/bin/true", "-o", filepath.Join(dir, "app"), filepath.Join(dir, "gpu.out")})
+	require.NoError(t, err)
+	var stderr bytes.Buffer
+	env := map[string]string{"PATH": llvmBin + ":" + os.Getenv("PATH"), "OFFLOAD_KIT_LLVM": "process", "OFFLOAD_KIT_LLVM_DIR": llvmBin}
+	err = Run(context.Background(), Env{Env: driverenv.Env{Stderr: &stderr, NumCPU: 2, Now: time.Now, Dir: dir,
+		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}}, opts)
+	require.NoError(t, err, stderr.String())
+
+	steps := []string{"link", "read module", "split", "emit + codegen"}
+	data, err := os.ReadFile(trace)
+	require.NoError(t, err)
+	names := validateChromeTrace(t, data)
+	var tr struct {
+		TraceEvents []phase.Event `json:"traceEvents"`
+	}
+	require.NoError(t, json.Unmarshal(data, &tr))
+	at := map[string]phase.Event{}
+	for _, e := range tr.TraceEvents {
+		if e.Ph == "X" {
+			at[e.Name] = e
+		}
+	}
+	outer := at["SYCL device link"]
+	require.Equal(t, 1, names["SYCL device link"])
+	assert.NotZero(t, outer.TID, "on the device link's row")
+	for _, s := range steps {
+		e, ok := at[s]
+		if assert.True(t, ok, "no %q event", s) {
+			assert.Equal(t, outer.TID, e.TID, s)
+			assert.True(t, e.TS >= outer.TS && e.TS+e.Dur <= outer.TS+outer.Dur, "%q inside the SYCL device link", s)
+		}
+	}
+
+	// the summary: each step indented under the device link's line
+	lines := strings.Split(stderr.String(), "\n")
+	i := 0
+	for i < len(lines) && !strings.HasPrefix(lines[i], "  device link spirv64") {
+		i++
+	}
+	require.Less(t, i, len(lines), stderr.String())
+	for _, s := range steps {
+		i++
+		require.Less(t, i, len(lines), stderr.String())
+		assert.True(t, strings.HasPrefix(lines[i], "    "+s+" "), "line %q: want step %q\n%s", lines[i], s, stderr.String())
 	}
 }
