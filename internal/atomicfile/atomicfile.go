@@ -57,6 +57,7 @@ type File struct {
 	stdout io.Writer // "-"
 	done   bool
 	sealed bool // the temporary is closed, waiting for Commit
+	fresh  bool // CreateIn: an existing destination's bits are not kept
 }
 
 // Create starts writing dest with mode 0666 (less the umask). stdout is
@@ -81,7 +82,31 @@ func CreateMode(dest string, stdout io.Writer, perm os.FileMode) (*File, error) 
 	if inPlace {
 		return openInPlace(dest)
 	}
-	tmp, err := createTemp(dest, perm)
+	return create("", dest, perm)
+}
+
+// CreateIn starts replacing dest through a temporary file in dir (on
+// dest's file system; "" = beside dest), as a tool's own output is
+// replaced: never written in place ("-" is a file name), and the new file
+// has perm less the umask (or what the caller Chmods the temporary to)
+// even where dest exists. internal/cache writes its store through it, the
+// temporaries in its tmp/ (which its sweep empties), and restores outputs
+// beside them.
+func CreateIn(dir, dest string, perm os.FileMode) (*File, error) {
+	if Interrupted() {
+		return nil, &os.PathError{Op: "create", Path: dest, Err: ErrInterrupted}
+	}
+	f, err := create(dir, dest, perm)
+	if f != nil {
+		f.fresh = true
+	}
+	return f, err
+}
+
+// create makes the registered temporary file of dest, in dir ("" = beside
+// dest).
+func create(dir, dest string, perm os.FileMode) (*File, error) {
+	tmp, err := createTemp(dir, dest, perm)
 	if err != nil {
 		return nil, err
 	}
@@ -139,8 +164,8 @@ func (f *File) Commit() error {
 		}
 		return nil
 	}
-	// An existing destination keeps its permission bits.
-	if st, err := os.Stat(f.dest); err == nil && st.Mode().IsRegular() {
+	// An existing destination keeps its permission bits (not under CreateIn).
+	if st, err := os.Stat(f.dest); !f.fresh && err == nil && st.Mode().IsRegular() {
 		if err := os.Chmod(f.File.Name(), st.Mode().Perm()); err != nil {
 			f.Abort()
 			return &os.PathError{Op: "chmod", Path: f.dest, Err: underlying(err)}
@@ -241,11 +266,15 @@ func WriteFileMode(dest string, stdout io.Writer, perm os.FileMode, write func(w
 	return f.Commit()
 }
 
-// createTemp creates ".<base>.tmp-<random>" beside dest with O_EXCL (a
-// symlink planted at that name fails the open rather than being followed)
-// and perm, which the kernel filters through the umask. Errors name dest.
-func createTemp(dest string, perm os.FileMode) (*os.File, error) {
-	dir, base := filepath.Split(dest)
+// createTemp creates ".<base>.tmp-<random>" in dir ("" = beside dest)
+// with O_EXCL (a symlink planted at that name fails the open rather than
+// being followed) and perm, which the kernel filters through the umask.
+// Errors name dest.
+func createTemp(dir, dest string, perm os.FileMode) (*os.File, error) {
+	destDir, base := filepath.Split(dest)
+	if dir == "" {
+		dir = destDir
+	}
 	base = FitName(base, len(".")+len(".tmp-XXXXXXXX"))
 	for try := 0; ; try++ {
 		var b [4]byte

@@ -68,6 +68,47 @@ func TestUmask(t *testing.T) {
 	assert.Equal(t, os.FileMode(0o750), st.Mode().Perm())
 }
 
+// CreateIn keeps its temporary in the given directory until Commit, which
+// replaces the destination with the new file's own mode (the existing
+// file's is not kept); Abort leaves neither; a FIFO destination is replaced,
+// not written in place.
+func TestCreateIn(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	dir, spool := t.TempDir(), t.TempDir()
+	out := filepath.Join(dir, "out")
+	require.NoError(t, os.WriteFile(out, []byte("old"), 0o600))
+	f, err := CreateIn(spool, out, 0o666)
+	require.NoError(t, err)
+	_, err = f.Writer().Write([]byte("new"))
+	require.NoError(t, err)
+	require.NoError(t, f.Seal())
+	assert.Equal(t, []string{"out"}, list(t, dir))
+	assert.Len(t, list(t, spool), 1, "the temporary is in the spool directory")
+	require.NoError(t, f.Commit())
+	b, _ := os.ReadFile(out)
+	assert.Equal(t, "new", string(b))
+	st, _ := os.Stat(out)
+	assert.Equal(t, os.FileMode(0o644), st.Mode().Perm(), "not the old file's 0600")
+	assert.Empty(t, list(t, spool))
+
+	f, err = CreateIn(spool, out, 0o666)
+	require.NoError(t, err)
+	f.Abort()
+	assert.Empty(t, list(t, spool))
+	b, _ = os.ReadFile(out)
+	assert.Equal(t, "new", string(b))
+
+	fifo := filepath.Join(dir, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	f, err = CreateIn("", fifo, 0o666)
+	require.NoError(t, err)
+	assert.False(t, f.Streaming())
+	require.NoError(t, f.Commit())
+	st, _ = os.Lstat(fifo)
+	assert.True(t, st.Mode().IsRegular(), "the FIFO is replaced")
+}
+
 // A symlink at the destination is replaced, its target never written.
 func TestSymlinkReplaced(t *testing.T) {
 	dir := t.TempDir()

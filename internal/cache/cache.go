@@ -2,7 +2,6 @@ package cache
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -17,6 +16,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/offload-kit/offload-kit/internal/atomicfile"
 )
 
 // Options configures a [Cache]. The linker-wrapper driver fills it from
@@ -276,35 +277,14 @@ func (c *Cache) casPath(sum [32]byte) string {
 	return filepath.Join(c.root, casDir, s[:2], s)
 }
 
-// createTemp creates a new file in dir with a random name. Unlike
-// os.CreateTemp it honours the umask (0666), so the members of a shared
-// group can read the files (the directories keep everyone else out:
-// trust.go).
-func createTemp(dir, prefix string) (*os.File, error) {
-	var rnd [12]byte
-	for range 10 {
-		if _, err := rand.Read(rnd[:]); err != nil {
-			return nil, err
-		}
-		name := filepath.Join(dir, prefix+hex.EncodeToString(rnd[:]))
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if !errors.Is(err, fs.ErrExist) {
-			return f, err
-		}
+// commit renames a finished store file into place (atomicfile), creating
+// its shard directory if an evictor removed it.
+func (c *Cache) commit(f *atomicfile.File, final string) error {
+	if err := c.mkdirAll(filepath.Dir(final)); err != nil {
+		f.Abort()
+		return err
 	}
-	return nil, fmt.Errorf("create temporary file in %s: too many collisions", dir)
-}
-
-// install renames a finished temporary file to its final path, creating
-// the shard directory if an evictor removed it.
-func (c *Cache) install(tmp, final string) error {
-	err := os.Rename(tmp, final)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err = c.mkdirAll(filepath.Dir(final)); err == nil {
-			err = os.Rename(tmp, final)
-		}
-	}
-	return err
+	return f.Commit()
 }
 
 // touch records a use of path for LRU eviction. Modification time serves as
@@ -425,22 +405,19 @@ func (c *Cache) storeBlob(ctx context.Context, src string) (manifestFile, error)
 		if _, err := in.Seek(0, io.SeekStart); err != nil {
 			return err
 		}
-		tmp, err := c.createStoreTemp("blob-")
+		f, err := c.createStoreFile(final)
 		if err != nil {
 			return err
 		}
-		defer os.Remove(tmp.Name()) // no-op once renamed
-		n, err := io.Copy(tmp, in)  // file to file: copy_file_range
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
+		defer f.Abort()                   // no-op once committed
+		n, err := io.Copy(f.Writer(), in) // file to file: copy_file_range
 		if err == nil && n != mf.Size {
 			err = fmt.Errorf("%s changed while it was stored", src)
 		}
 		if err != nil {
 			return fmt.Errorf("copy %s: %w", src, err)
 		}
-		if err := c.install(tmp.Name(), final); err != nil {
+		if err := c.commit(f, final); err != nil {
 			return err
 		}
 		c.touch(final) // the newest blob, so a later makeRoom keeps it
@@ -449,33 +426,32 @@ func (c *Cache) storeBlob(ctx context.Context, src string) (manifestFile, error)
 	return mf, err
 }
 
-// createStoreTemp creates a temporary file in the store's tmp directory.
-func (c *Cache) createStoreTemp(prefix string) (*os.File, error) {
+// createStoreFile starts writing the store file final through atomicfile,
+// its temporary in the store's tmp directory (which the evictor sweeps),
+// with mode 0666 less the umask, so the members of a shared group can read
+// it (the directories keep everyone else out: trust.go).
+func (c *Cache) createStoreFile(final string) (*atomicfile.File, error) {
 	dir := filepath.Join(c.root, tmpDir)
 	if c.injectWrite != nil {
 		if err := c.injectWrite(dir); err != nil {
 			return nil, &fs.PathError{Op: "write", Path: dir, Err: err}
 		}
 	}
-	return createTemp(dir, prefix)
+	return atomicfile.CreateIn(dir, final, 0o666)
 }
 
 // writeFile atomically replaces path with data.
 func (c *Cache) writeFile(ctx context.Context, path string, data []byte) error {
 	return c.withRoom(ctx, int64(len(data)), func() error {
-		tmp, err := c.createStoreTemp("ac-")
+		f, err := c.createStoreFile(path)
 		if err != nil {
 			return err
 		}
-		defer os.Remove(tmp.Name())
-		_, err = tmp.Write(data)
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		defer f.Abort()
+		if _, err := f.Writer().Write(data); err != nil {
 			return err
 		}
-		return c.install(tmp.Name(), path)
+		return c.commit(f, path)
 	})
 }
 
@@ -618,11 +594,14 @@ func (c *Cache) getLocal(k Key, outputs map[string]string) (Hit, error) {
 	if err != nil {
 		return Hit{}, nil // absent (or unreadable): a miss
 	}
-	type pending struct{ tmp, dst string }
+	type pending struct {
+		f   *atomicfile.File
+		dst string
+	}
 	var done []pending
 	cleanup := func() {
 		for _, p := range done {
-			os.Remove(p.tmp)
+			p.f.Abort() // no-op once committed
 		}
 	}
 	names := make([]string, 0, len(outputs))
@@ -639,16 +618,16 @@ func (c *Cache) getLocal(k Key, outputs map[string]string) (Hit, error) {
 			return Hit{}, nil
 		}
 		dst := outputs[name]
-		tmp, ok, err := c.restoreBlob(k, mf, dst)
+		f, ok, err := c.restoreBlob(k, mf, dst)
 		if err != nil || !ok {
 			cleanup()
 			return Hit{}, err
 		}
-		done = append(done, pending{tmp, dst})
+		done = append(done, pending{f, dst})
 		used = append(used, c.casPath(mf.Hash))
 	}
 	for i, p := range done {
-		if err := os.Rename(p.tmp, p.dst); err != nil {
+		if err := p.f.Commit(); err != nil {
 			cleanup()
 			for _, q := range done[:i] {
 				os.Remove(q.dst)
@@ -663,44 +642,41 @@ func (c *Cache) getLocal(k Key, outputs map[string]string) (Hit, error) {
 	return Hit{OK: true, Stdout: m.Stdout, Stderr: m.Stderr}, nil
 }
 
-// restoreBlob copies a blob to a temporary file beside dst, verifying its
-// size and hash. ok is false (with a nil error) if the blob is missing or
-// corrupt; a corrupt blob is deleted.
-func (c *Cache) restoreBlob(k Key, mf manifestFile, dst string) (tmpName string, ok bool, err error) {
+// restoreBlob copies a blob to a sealed atomicfile output at dst (its
+// temporary beside dst, never written in place), verifying its size and
+// hash; the caller commits it. ok is false (with a nil error) if the blob is
+// missing or corrupt; a corrupt blob is deleted.
+func (c *Cache) restoreBlob(k Key, mf manifestFile, dst string) (out *atomicfile.File, ok bool, err error) {
 	src := c.casPath(mf.Hash)
 	in, err := os.Open(src)
 	if err != nil {
-		return "", false, nil // evicted or never stored
+		return nil, false, nil // evicted or never stored
 	}
 	defer in.Close()
-	perm := os.FileMode(0o666)
-	if mf.Executable {
-		perm = 0o777
-	}
-	out, err := createTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".cache-")
+	out, err = atomicfile.CreateIn(filepath.Dir(dst), dst, 0o666)
 	if err != nil {
-		return "", false, fmt.Errorf("cache: restore %s: %w", dst, err)
+		return nil, false, fmt.Errorf("cache: restore %s: %w", dst, err)
 	}
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(out, h), io.LimitReader(in, mf.Size+1))
-	if cerr := out.Close(); err == nil {
-		err = cerr
+	n, err := io.Copy(io.MultiWriter(out.Writer(), h), io.LimitReader(in, mf.Size+1))
+	if err == nil && mf.Executable {
+		err = out.Chmod(0o777 &^ 0o022)
 	}
-	if err == nil && perm != 0o666 {
-		err = os.Chmod(out.Name(), perm&^0o022)
+	if err == nil {
+		err = out.Seal()
 	}
 	if err != nil {
-		os.Remove(out.Name())
-		return "", false, fmt.Errorf("cache: restore %s: %w", dst, err)
+		out.Abort()
+		return nil, false, fmt.Errorf("cache: restore %s: %w", dst, err)
 	}
 	var sum [32]byte
 	h.Sum(sum[:0])
 	if n != mf.Size || sum != mf.Hash {
-		os.Remove(out.Name())
+		out.Abort()
 		c.st.corrupt.Add(1)
 		c.warnf("cache: %s: blob %x for %q fails its hash check; removed", k, mf.Hash, mf.Name)
 		_ = os.Remove(src)
-		return "", false, nil
+		return nil, false, nil
 	}
-	return out.Name(), true, nil
+	return out, true, nil
 }

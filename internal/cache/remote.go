@@ -355,22 +355,19 @@ func (c *Cache) fetchBlob(ctx context.Context, f manifestFile) error {
 // + 1 bytes), checks it and renames it to final.
 func (c *Cache) downloadBlob(ctx context.Context, f manifestFile, final string) error {
 	name := hex.EncodeToString(f.Hash[:])
-	tmp, err := c.createStoreTemp("get-")
+	tmp, err := c.createStoreFile(final)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
+	defer tmp.Abort() // no-op once committed
 	h := sha256.New()
 	var found bool
 	var n int64
 	if f.Size > 0 { // REAPI: the empty blob is always present
-		found, n, err = c.remote.get(ctx, casDir, name, io.MultiWriter(tmp, h), f.Size)
+		found, n, err = c.remote.get(ctx, casDir, name, io.MultiWriter(tmp.Writer(), h), f.Size)
 		c.st.downloaded.Add(n)
 	} else {
 		found = true
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
 	}
 	if err != nil {
 		return err
@@ -386,7 +383,7 @@ func (c *Cache) downloadBlob(ctx context.Context, f manifestFile, final string) 
 		return fmt.Errorf("blob %s: got %d bytes with SHA-256 %x, want %d bytes: %w",
 			name, n, sum, f.Size, ErrCorrupt)
 	}
-	if err := c.install(tmp.Name(), final); err != nil {
+	if err := c.commit(tmp, final); err != nil {
 		return err
 	}
 	c.touch(final)
