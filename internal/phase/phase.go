@@ -145,19 +145,6 @@ func (s *Span) End() {
 	}
 }
 
-// Begin opens a summary-and-trace span (Span) and returns its End, which
-// takes an optional note: the short form for a scope that one defer or one
-// call closes.
-func (t *Timer) Begin(name, detail string) func(note ...string) {
-	sp := t.Span(name, detail)
-	return func(note ...string) {
-		if len(note) > 0 {
-			sp.Note(note[0])
-		}
-		sp.End()
-	}
-}
-
 // Rows returns the finished phases in the order they began.
 func (t *Timer) Rows() []Row {
 	if t == nil || t.state == nil {

@@ -24,10 +24,11 @@ func fakeClock() func() time.Time {
 
 func TestTimerOrderAndTable(t *testing.T) {
 	tm := New(fakeClock())
-	endA := tm.Begin("scan", "")
-	endB := tm.Begin("device link", "amdgcn gfx90a")
-	endB("cache hit")
-	endA()
+	scan := tm.Span("scan", "")
+	link := tm.Span("device link", "amdgcn gfx90a")
+	link.Note("cache hit")
+	link.End()
+	scan.End()
 	var b bytes.Buffer
 	tm.Print(&b, "tool")
 	assert.Equal(t, "tool: phase summary (wall time)\n"+
@@ -39,7 +40,7 @@ func TestTimerOrderAndTable(t *testing.T) {
 
 func TestNilClockRecordsNothing(t *testing.T) {
 	tm := New(nil)
-	tm.Begin("x", "")()
+	tm.Span("x", "").End()
 	assert.Empty(t, tm.Rows())
 	var b bytes.Buffer
 	tm.Print(&b, "tool")
@@ -53,7 +54,7 @@ func TestConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := 0; i < 50; i++ {
 		wg.Add(1)
-		go func() { defer wg.Done(); tm.Begin("p", "")() }()
+		go func() { defer wg.Done(); tm.Span("p", "").End() }()
 	}
 	wg.Wait()
 	assert.Len(t, tm.Rows(), 50)

@@ -266,7 +266,7 @@ func kernelsReport(ctx context.Context, env *Env, files []string, dups bool) (*R
 				kf.Images = append(kf.Images, *j.img)
 			}
 		}
-		end := env.Phases.Begin("kernels", name)
+		sp := env.Phases.Span("kernels", name)
 		input := func(data []byte) bool {
 			if name == "-" {
 				return false // standard input is listed as dump lists it
@@ -278,7 +278,7 @@ func kernelsReport(ctx context.Context, env *Env, files []string, dups bool) (*R
 			return ok
 		}
 		err := packager.Walk(ctx, env, name, packager.Walker{Input: input, Object: object})
-		end()
+		sp.End()
 		if err != nil {
 			kf.Error = err.Error()
 			if firstErr == nil {

@@ -44,7 +44,8 @@ func Create(ctx context.Context, env *Env, output string, images []string) error
 // createAs is Create as the packager of the release prof (release.go).
 func createAs(ctx context.Context, env *Env, prof release.Profile, output string, images []string) error {
 	ctx = withProgress(ctx, env)
-	endRead := env.Phases.Begin("open inputs", "")
+	read := env.Phases.Span("open inputs", "")
+	defer read.End()
 	if err := checkImagesAs(prof, images); err != nil {
 		return err
 	}
@@ -54,8 +55,8 @@ func createAs(ctx context.Context, env *Env, prof release.Profile, output string
 		return err
 	}
 	asRelease(prof, loads)
-	endRead()
-	defer env.Phases.Begin("write", output)()
+	read.End()
+	defer env.Phases.Span("write", output).End()
 	out, err := atomicfile.Create(env.Path(output), env.Stdout)
 	if err != nil {
 		return fileError(env, output, err)

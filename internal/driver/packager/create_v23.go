@@ -75,7 +75,8 @@ func CreateWith(ctx context.Context, env *Env, o CreateOptions) error {
 		return Create(ctx, env, o.Output, o.Images)
 	}
 	ctx = withProgress(ctx, env)
-	endRead := env.Phases.Begin("open inputs", "")
+	read := env.Phases.Span("open inputs", "")
+	defer read.End()
 	loads, err := openPayloads(env, o.Images)
 	defer closePayloads(loads)
 	if err != nil {
@@ -99,8 +100,8 @@ func CreateWith(ctx context.Context, env *Env, o CreateOptions) error {
 		}
 		imgs[i] = &img
 	}
-	endRead()
-	defer env.Phases.Begin("write", o.Output)()
+	read.End()
+	defer env.Phases.Span("write", o.Output).End()
 	var bin []byte
 	if o.BinaryVersion == 2 {
 		bin, err = offload.AppendBinaryV2(nil, imgs)

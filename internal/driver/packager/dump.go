@@ -110,9 +110,9 @@ func Dump(ctx context.Context, env *Env, opt DumpOptions) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		end := env.Phases.Begin("dump", name)
+		sp := env.Phases.Span("dump", name)
 		df, err := dumpFile(ctx, env, name, opt, nil)
-		end()
+		sp.End()
 		if opt.JSON {
 			if err != nil {
 				df.Error = err.Error()

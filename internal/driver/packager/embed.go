@@ -62,7 +62,7 @@ func Embed(ctx context.Context, env *Env, opt EmbedOptions) error {
 		readers = append(readers, ctxReaderAt{ctx, ra})
 		sizes = append(sizes, int64(len(pk.data)))
 	}
-	defer env.Phases.Begin("rewrite", opt.Host)()
+	defer env.Phases.Span("rewrite", opt.Host).End()
 	out, err := atomicfile.Create(env.Path(opt.Output), env.Stdout)
 	if err != nil {
 		return fmt.Errorf("%s: %s", opt.Output, ErrText(err))

@@ -70,7 +70,7 @@ func Extract(ctx context.Context, env *Env, opt ExtractOptions) error {
 		return fmt.Errorf("'%s': %s", opt.Input, ErrText(err))
 	}
 	defer in.Close()
-	endScan := env.Phases.Begin("scan", opt.Input)
+	scan := env.Phases.Span("scan", opt.Input)
 	bins, bufID, err := extractAll(ctx, env, in)
 	var entries []extractEntry
 	l := newLister(env, in, false)
@@ -79,8 +79,8 @@ func Extract(ctx context.Context, env *Env, opt ExtractOptions) error {
 	if err == nil && !opt.LLVMMessages && !opt.Strict22 {
 		entries, err = containerEntries(env, l, opt.Input)
 	}
-	endScan()
-	defer env.Phases.Begin("write images", "")()
+	scan.End()
+	defer env.Phases.Span("write images", "").End()
 	if err != nil {
 		if opt.LLVMMessages {
 			return err
