@@ -12,6 +12,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/internal/cli/diag"
 	"github.com/offload-kit/offload-kit/internal/cli/optable"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 )
 
 // Aliases so commands need only this package.
@@ -22,7 +23,7 @@ type (
 )
 
 var (
-	Stem         = diag.Stem
+	Stem         = driverenv.Stem
 	PrintError   = diag.PrintError
 	PrintWarning = diag.PrintWarning
 	ExitCode     = diag.ExitCode

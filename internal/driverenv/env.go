@@ -90,18 +90,30 @@ func (e *Env) Path(p string) string {
 	return filepath.Join(e.Dir, p)
 }
 
-// Stem is llvm::sys::path::stem, which drivers name outputs after: the
-// file name of p without its last extension ("." and ".." are kept, and a
-// leading dot starts no extension).
+// Stem is llvm::sys::path::stem, the one stem every driver names outputs
+// (and the tool it runs as) after: the last component of p without its
+// last extension. As in LLVM, a leading dot starts an extension
+// (".hidden" has the stem "", so llvm-offload-binary extracts it to
+// "-<triple>..."), "." and ".." are kept, a trailing separator names "."
+// and an empty path has the stem "".
 func Stem(p string) string {
-	base := filepath.Base(p)
-	if base == "." || base == ".." {
-		return base
+	name := p
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		name = p[i+1:]
+		if name == "" {
+			name = "."
+			if strings.Trim(p, "/") == "" {
+				name = "/"
+			}
+		}
 	}
-	if i := strings.LastIndexByte(base, '.'); i > 0 {
-		return base[:i]
+	if name == "." || name == ".." {
+		return name
 	}
-	return base
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		return name[:i]
+	}
+	return name
 }
 
 // CPUs is NumCPU, or runtime.NumCPU when it is not set.

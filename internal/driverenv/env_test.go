@@ -62,13 +62,32 @@ func TestToolchain(t *testing.T) {
 	}
 }
 
+// TestStem pins llvm::sys::path::stem's edge cases (llvm-offload-binary
+// names extracted images after it: ".hidden" extracts to
+// "-<triple>-<arch>.0.<ext>" with LLVM 22).
 func TestStem(t *testing.T) {
-	for p, want := range map[string]string{
-		"a/b/foo.o": "foo", "foo.tar.gz": "foo.tar", ".bashrc": ".bashrc", "noext": "noext",
-		".": ".", "..": "..", "dir/..": "..", "x.": "x", "": ".",
+	for _, tc := range []struct{ path, want string }{
+		{"a/b/foo.o", "foo"},
+		{"foo.tar.gz", "foo.tar"}, // multiple dots: the last one only
+		{"noext", "noext"},
+		{"dir/noext", "noext"},
+		{".bashrc", ""}, // a leading dot starts an extension
+		{"d/.hidden", ""},
+		{"..x", "."},
+		{"x.", "x"},
+		{".", "."},
+		{"..", ".."},
+		{"dir/..", ".."},
+		{"dir/", "."}, // a trailing separator names "."
+		{"a.b/", "."},
+		{"/", "/"},
+		{"", ""},
+		{"/usr/bin/llvm-offload-binary", "llvm-offload-binary"},
+		{"clang-offload-bundler-22", "clang-offload-bundler-22"},
+		{"out.spv", "out"},
 	} {
-		if got := Stem(p); got != want {
-			t.Errorf("Stem(%q) = %q, want %q", p, got, want)
+		if got := Stem(tc.path); got != tc.want {
+			t.Errorf("Stem(%q) = %q, want %q", tc.path, got, tc.want)
 		}
 	}
 }

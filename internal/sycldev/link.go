@@ -435,10 +435,9 @@ func (d *driver) resolveDeviceLib(name string) (string, error) {
 	return "", fmt.Errorf("'%s' SYCL device library file is not found.", name)
 }
 
-func (d *driver) stem() string {
-	b := filepath.Base(d.o.Output)
-	return strings.TrimSuffix(b, filepath.Ext(b))
-}
+// stem is the stem of -o, which the parts and the intermediate files are
+// named after (llvm::sys::path::stem, as clang-sycl-linker).
+func (d *driver) stem() string { return driverenv.Stem(d.o.Output) }
 
 func (d *driver) run(ctx context.Context, finish func(*driver, []*partResult) error) error {
 	o := d.o

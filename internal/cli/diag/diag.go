@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/offload-kit/offload-kit/internal/atomicfile"
@@ -40,12 +39,6 @@ type FlagError struct{ Err error }
 
 func (e *FlagError) Error() string { return e.Err.Error() }
 func (e *FlagError) Unwrap() error { return e.Err }
-
-// Stem returns the base name of argv0 without its extension.
-func Stem(argv0 string) string {
-	b := filepath.Base(argv0)
-	return strings.TrimSuffix(b, filepath.Ext(b))
-}
 
 // PrintError writes "<tool>: error: <msg>\n" on one line: control
 // characters that came from an input (a member name with a newline, say)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/internal/cli/clopt"
 	"github.com/offload-kit/offload-kit/internal/cli/diag"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"github.com/offload-kit/offload-kit/internal/release"
 )
 
@@ -118,7 +119,7 @@ func ParseArgs(argv0 string, args []string) (Options, *clopt.Result, error) {
 // parseArgsAs is ParseArgs with the options of the release prof's bundler
 // (bundlerOptsAs).
 func parseArgsAs(argv0 string, args []string, prof release.Profile) (Options, *clopt.Result, error) {
-	prog := diag.Stem(argv0)
+	prog := driverenv.Stem(argv0)
 	r, err := bundlerOptsAs(prog, argv0, prof).Parse(args)
 	if r.Action != "" {
 		return Options{}, r, err
@@ -195,7 +196,7 @@ func Main(ctx context.Context, env *Env, argv0 string, args []string) error {
 	if ce != nil {
 		fmt.Fprint(env.Stderr, ce.Text)
 	}
-	set := bundlerOptsAs(diag.Stem(argv0), argv0, prof)
+	set := bundlerOptsAs(driverenv.Stem(argv0), argv0, prof)
 	switch {
 	case r != nil && set.Act(env.Stdout, r): // --help or --version, which act when met
 		return nil

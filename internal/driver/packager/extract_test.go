@@ -219,3 +219,28 @@ func TestExtractAllNamesStayInside(t *testing.T) {
 		assert.Equal(t, "int f(void) { return 1; }\n", string(b))
 	}
 }
+
+// TestExtractStemParity: extracted images are named after the input's
+// stem, llvm::sys::path::stem's edge cases included (a dotfile's stem is
+// empty, only the last extension goes).
+func TestExtractStemParity(t *testing.T) {
+	fx := fixtures(t)
+	raw, err := os.ReadFile(filepath.Join(fx, "raw.pkg"))
+	require.NoError(t, err)
+	for _, name := range []string{".hidden", "a.b.pkg", "noext", "..pkg", "x."} {
+		t.Run(name, func(t *testing.T) {
+			a, b := t.TempDir(), t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(a, name), raw, 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(b, name), raw, 0o644))
+			args := []string{name, "--image=kind=hip", "--image=kind=openmp", "--image=kind=sycl"}
+			wo, we, wc := llvmOffloadBinary(t, a, args...)
+			go_, ge, gc := ours(b, args...)
+			assert.Equal(t, wc, gc, "exit code")
+			assert.Equal(t, wo, go_, "stdout")
+			assert.Equal(t, we, ge, "stderr")
+			want := snapshot(t, a)
+			require.Greater(t, len(want), 1, "llvm-offload-binary extracted nothing")
+			assert.Equal(t, want, snapshot(t, b), "files written")
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/internal/cli/clopt"
 	"github.com/offload-kit/offload-kit/internal/cli/diag"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 )
 
 // The names of llvm-offload-binary's options (clopt.Opt.Name, without
@@ -60,7 +61,7 @@ func offloadBinaryMain(ctx context.Context, env *Env, argv0 string, args []strin
 	if err != nil {
 		return err
 	}
-	prog := diag.Stem(argv0)
+	prog := driverenv.Stem(argv0)
 	set := offloadBinaryOptsAs(prog, argv0, prof)
 	r, err := set.Parse(args)
 	var ce *clopt.Error
