@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -40,7 +39,11 @@ func newRootCmd(runF runFunc) *cobra.Command {
 			if err != nil {
 				return &cli.FlagError{Err: err}
 			}
-			if err := opts.ApplyEnv(os.Getenv); err != nil {
+			env := linkwrap.Env{
+				Env:      cli.ProcessEnv(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), prog),
+				CUDADirs: []string{"/usr/local/cuda/bin"},
+			}
+			if err := opts.ApplyEnv(&env.Env); err != nil {
 				return &cli.FlagError{Err: err}
 			}
 			switch {
@@ -50,10 +53,6 @@ func newRootCmd(runF runFunc) *cobra.Command {
 			case opts.Version:
 				linkwrap.WriteVersion(cmd.OutOrStdout(), prog)
 				return nil
-			}
-			env := linkwrap.Env{
-				Env:      cli.ProcessEnv(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), prog),
-				CUDADirs: []string{"/usr/local/cuda/bin"},
 			}
 			if err := runF(cmd.Context(), env, opts); err != nil {
 				return linkwrap.Explain(cmd.ErrOrStderr(), prog, err)

@@ -48,8 +48,9 @@ func realMain(argv0 string, args []string, stdin io.Reader, stdout, stderr io.Wr
 func runCtx(ctx context.Context, argv0 string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// The LLVM personalities take no -v of their own: OFFLOAD_KIT_VERBOSE
 	// asks them for the phase summary.
+	env := cli.ProcessEnv(stdin, stdout, stderr, argv0)
 	var timer *phase.Timer
-	if cli.Verbose() {
+	if env.VerboseSet() {
 		timer = phase.New(time.Now)
 		defer timer.Print(stderr, cli.Stem(argv0))
 	}
@@ -65,14 +66,12 @@ func runCtx(ctx context.Context, argv0 string, args []string, stdin io.Reader, s
 	}
 	switch p {
 	case "llvm-offload-binary", "clang-offload-packager":
-		env := cli.ProcessEnv(stdin, stdout, stderr, argv0)
 		env.Phases, env.Progress = timer, cli.Progress(stderr, false)
 		return cli.ExitCode(stderr, argv0, packager.OffloadBinaryMain(ctx, &env, argv0, args))
 	case "clang-offload-bundler":
 		return runBundler(ctx, argv0, args, stdin, stdout, stderr)
 	}
-	env := cli.ProcessEnv(stdin, stdout, stderr, "offload-packager")
-	env.Phases = timer
+	env.Tool, env.Phases = "offload-packager", timer
 	root := newRootCmd(&env, nil)
 	root.SetOut(stdout)
 	root.SetIn(stdin)

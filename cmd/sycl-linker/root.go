@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -17,22 +16,6 @@ import (
 
 const tool = "sycl-linker"
 
-// toolchain chooses the programs sycl-linker runs (docs/sycl-linker.md):
-// $OFFLOAD_KIT_<NAME> (OFFLOAD_KIT_LLVM_LINK, ...), $OFFLOAD_KIT_LLVM_DIR,
-// the clang that runs this link (clang --sycl-link runs clang-sycl-linker
-// as its child), this executable's directory, the LLVM 22 installation,
-// then PATH; all but the explicit ones must be of LLVM 22 (run.Toolchain).
-func toolchain(path string, getenv func(string) string) *run.Toolchain {
-	env := cli.ProcessEnv(nil, nil, nil, tool)
-	env.LookupEnv = driverenv.FromGetenv(func(k string) string {
-		if k == "PATH" {
-			return path
-		}
-		return getenv(k)
-	})
-	return env.Toolchain(run.Exec{})
-}
-
 // realMain is main without os.Exit, so tests can call it; main.go only
 // calls it. A helper process of this tool serves in-process LLVM;
 // otherwise the helper is started early, so its start and libLLVM load
@@ -42,21 +25,28 @@ func realMain(argv0 string, args []string, stdin io.Reader, stdout, stderr io.Wr
 	if argv := append([]string{argv0}, args...); llvmpool.IsHelper(argv) { // one of this tool's in-process LLVM helpers
 		return llvmpool.Serve(argv, stdin, stdout)
 	}
-	llvmpool.Prespawn(os.Getenv("OFFLOAD_KIT_LLVM"))
-	return runMain(args, os.Getenv("PATH"), stdout, stderr)
+	env := cli.ProcessEnv(nil, stdout, stderr, tool)
+	llvmpool.Prespawn(env.Getenv("OFFLOAD_KIT_LLVM"))
+	return runMain(args, &env)
 }
 
-// runMain runs the tool with the given PATH.
-func runMain(args []string, path string, stdout, stderr io.Writer) int {
-	tools := toolchain(path, os.Getenv)
+// runMain runs the tool in env, whose environment is the only one read.
+// The programs it runs are chosen as docs/sycl-linker.md says
+// (driverenv.Env.Toolchain): $OFFLOAD_KIT_<NAME> (OFFLOAD_KIT_LLVM_LINK,
+// ...), $OFFLOAD_KIT_LLVM_DIR, the clang that runs this link (clang
+// --sycl-link runs clang-sycl-linker as its child), this executable's
+// directory, the LLVM 22 installation, then PATH; all but the explicit
+// ones must be of LLVM 22.
+func runMain(args []string, env *driverenv.Env) int {
+	tools := env.Toolchain(run.Exec{})
 	// LLVM in-process (helper processes of this executable) unless
 	// $OFFLOAD_KIT_LLVM=process; $OFFLOAD_KIT_LLVM=<path> names the libLLVM
-	llvm := llvmpool.New(llvmpool.Config{Mode: os.Getenv("OFFLOAD_KIT_LLVM"), Tools: tools})
+	llvm := llvmpool.New(llvmpool.Config{Mode: env.Getenv("OFFLOAD_KIT_LLVM"), Tools: tools})
 	defer llvm.Close()
-	env := &sycldev.Env{Env: cli.ProcessEnv(nil, stdout, stderr, tool), Runner: run.Exec{}, Tools: tools, LLVM: llvm}
-	root := newRootCmd(env, nil)
-	root.SetOut(stdout)
-	return cli.Main(root, tool, args, stderr)
+	senv := &sycldev.Env{Env: *env, Runner: run.Exec{}, Tools: tools, LLVM: llvm}
+	root := newRootCmd(senv, nil)
+	root.SetOut(env.Stdout)
+	return cli.Main(root, tool, args, env.Stderr)
 }
 
 // runF receives the parsed options; nil runs the driver.

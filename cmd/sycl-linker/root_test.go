@@ -3,13 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
-	"github.com/offload-kit/offload-kit/internal/driverenv"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/offload-kit/offload-kit/internal/cli"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
+	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/sycldev"
 	"github.com/offload-kit/offload-kit/internal/version"
 	"github.com/offload-kit/offload-kit/split"
@@ -55,12 +57,12 @@ func TestHelpAndVersion(t *testing.T) {
 
 func TestErrorsExit1(t *testing.T) {
 	var out, errb bytes.Buffer
-	code := runMain([]string{"--bogus"}, "", &out, &errb)
+	code := runMain([]string{"--bogus"}, testEnv(&out, &errb, nil))
 	if code != 1 || errb.String() != "sycl-linker: error: unknown argument '--bogus'\n" {
 		t.Errorf("code %d, stderr %q", code, errb.String())
 	}
 	errb.Reset()
-	code = runMain([]string{"-o", "x", "in.bc"}, "", &out, &errb)
+	code = runMain([]string{"-o", "x", "in.bc"}, testEnv(&out, &errb, nil))
 	if code != 1 || errb.String() != "sycl-linker: error: Target triple must be specified\n" {
 		t.Errorf("code %d, stderr %q", code, errb.String())
 	}
@@ -85,8 +87,8 @@ func TestToolchain(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(broken, "llvm-link"), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{}
-	getenv := func(k string) string { return env[k] }
+	env := map[string]string{"PATH": broken + ":/usr/bin"}
+	getenv := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	for _, tc := range []struct{ set, value, want, why string }{
 		{"", "", "/usr/lib/llvm-22/bin/llvm-link", "the LLVM 22 installation (/usr/lib/llvm-22/bin)"},
 		{"OFFLOAD_KIT_LLVM_DIR", broken, filepath.Join(broken, "llvm-link"), "$OFFLOAD_KIT_LLVM_DIR=" + broken},
@@ -95,7 +97,7 @@ func TestToolchain(t *testing.T) {
 		if tc.set != "" {
 			env[tc.set] = tc.value
 		}
-		c, err := toolchain(broken+":/usr/bin", getenv).Find(context.Background(), "llvm-link")
+		c, err := testEnv(nil, nil, getenv).Toolchain(run.Exec{}).Find(context.Background(), "llvm-link")
 		if err != nil || c.Path != tc.want || c.Why != tc.why {
 			t.Errorf("%s: got %+v, %v; want %s (%s)", tc.set, c, err, tc.want, tc.why)
 		}
@@ -115,7 +117,7 @@ func TestVerboseNotesAndPhases(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "dev.out")
 	var stdout, stderr bytes.Buffer
-	if code := runMain([]string{"--triple=spirv64", "-v", "-o", out, bc}, "", &stdout, &stderr); code != 0 {
+	if code := runMain([]string{"--triple=spirv64", "-v", "-o", out, bc}, testEnv(&stdout, &stderr, nil)); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	for _, want := range []string{"sycl-linker: note: llc: using /usr/lib/llvm-22/bin/llc (the LLVM 22 installation (/usr/lib/llvm-22/bin))\n",
@@ -126,10 +128,27 @@ func TestVerboseNotesAndPhases(t *testing.T) {
 	}
 	t.Setenv("OFFLOAD_KIT_VERBOSE", "1")
 	stderr.Reset()
-	if code := runMain([]string{"--triple=spirv64", "-o", out, bc}, "", &stdout, &stderr); code != 0 {
+	if code := runMain([]string{"--triple=spirv64", "-o", out, bc}, testEnv(&stdout, &stderr, nil)); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	if s := stderr.String(); !strings.HasPrefix(s, "sycl-linker: phase summary (wall time)\n") || strings.Contains(s, "note:") {
 		t.Errorf("OFFLOAD_KIT_VERBOSE=1: want only the summary, got\n%s", s)
 	}
+}
+
+// testEnv is this process's driver environment with the variables of
+// lookup (nil: the process's, with an empty PATH), so that no program is
+// taken from the PATH the tests run with.
+func testEnv(stdout, stderr io.Writer, lookup func(string) (string, bool)) *driverenv.Env {
+	env := cli.ProcessEnv(nil, stdout, stderr, tool)
+	env.LookupEnv = lookup
+	if lookup == nil {
+		env.LookupEnv = func(k string) (string, bool) {
+			if k == "PATH" {
+				return "", false
+			}
+			return os.LookupEnv(k)
+		}
+	}
+	return &env
 }

@@ -28,7 +28,3 @@ func ProcessEnv(stdin io.Reader, stdout, stderr io.Writer, tool string) driveren
 		Layouts:   run.DefaultLayouts(),
 	}
 }
-
-// Verbose reports whether OFFLOAD_KIT_VERBOSE asks this process for the
-// phase summary (driverenv.VerboseValue: set, and not "0").
-func Verbose() bool { return driverenv.VerboseValue(os.Getenv(driverenv.Verbose)) }

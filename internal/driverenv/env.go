@@ -74,12 +74,13 @@ func (e *Env) Getenv(k string) string {
 }
 
 // VerboseSet reports whether OFFLOAD_KIT_VERBOSE asks for the phase
-// summary: set to anything but "" or "0".
-func (e *Env) VerboseSet() bool { return VerboseValue(e.Getenv(Verbose)) }
-
-// VerboseValue is the one meaning of OFFLOAD_KIT_VERBOSE's value: on
-// unless empty or "0".
-func VerboseValue(v string) bool { return v != "" && v != "0" }
+// summary: set to anything but "" or "0". It is the one reading of that
+// variable (offload-packager's personalities, linker-wrapper's ApplyEnv and
+// sycl-linker all ask it).
+func (e *Env) VerboseSet() bool {
+	v := e.Getenv(Verbose)
+	return v != "" && v != "0"
+}
 
 // Path resolves p against Dir ("-", absolute paths and an empty Dir leave
 // it as it is).

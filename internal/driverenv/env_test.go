@@ -5,15 +5,15 @@ import (
 	"testing"
 )
 
-func TestVerboseValue(t *testing.T) {
+func TestVerboseSet(t *testing.T) {
 	for v, want := range map[string]bool{"": false, "0": false, "1": true, "yes": true, "2": true} {
-		if got := VerboseValue(v); got != want {
-			t.Errorf("VerboseValue(%q) = %v, want %v", v, got, want)
+		e := &Env{LookupEnv: func(k string) (string, bool) { return v, k == Verbose }}
+		if got := e.VerboseSet(); got != want {
+			t.Errorf("OFFLOAD_KIT_VERBOSE=%q: VerboseSet() = %v, want %v", v, got, want)
 		}
 	}
-	e := &Env{LookupEnv: func(k string) (string, bool) { return map[string]string{Verbose: "0"}[k], k == Verbose }}
-	if e.VerboseSet() {
-		t.Error("OFFLOAD_KIT_VERBOSE=0 is off")
+	if (&Env{}).VerboseSet() {
+		t.Error("unset OFFLOAD_KIT_VERBOSE is off")
 	}
 }
 

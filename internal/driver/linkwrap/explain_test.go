@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/offload-kit/offload-kit/internal/cli/diag"
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"github.com/offload-kit/offload-kit/internal/run"
 )
 
@@ -29,7 +30,7 @@ func TestApplyEnv(t *testing.T) {
 		"OFFLOAD_KIT_CACHE_SECRET_FILE":      "/env/secret",
 		"OFFLOAD_KIT_VERBOSE":                "1",
 	}
-	getenv := func(k string) string { return env[k] }
+	getenv := &driverenv.Env{LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
 	o, err := ParseArgs([]string{"a.o"})
 	require.NoError(t, err)
 	require.NoError(t, o.ApplyEnv(getenv))
@@ -57,12 +58,12 @@ func TestApplyEnv(t *testing.T) {
 	} {
 		o, err := ParseArgs(nil)
 		require.NoError(t, err)
-		assert.ErrorContains(t, o.ApplyEnv(func(n string) string {
+		assert.ErrorContains(t, o.ApplyEnv(&driverenv.Env{LookupEnv: driverenv.FromGetenv(func(n string) string {
 			if n == k {
 				return "lots"
 			}
 			return ""
-		}), want)
+		})}), want)
 	}
 }
 

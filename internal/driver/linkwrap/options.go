@@ -516,7 +516,8 @@ func ParseArgs(args []string) (*Options, error) {
 }
 
 // ApplyEnv maps the offload-kit environment variables into o; flags win.
-// getenv is the process environment (cmd/ passes os.Getenv).
+// The variables are read through env (driverenv.Env.Getenv; cmd/ passes
+// its process environment).
 //
 //	OFFLOAD_KIT_CACHE_DIR        --cache-dir
 //	OFFLOAD_KIT_CACHE_MAX_SIZE   --cache-max-size
@@ -525,7 +526,8 @@ func ParseArgs(args []string) (*Options, error) {
 //	OFFLOAD_KIT_CACHE_REMOTE_READ_ONLY=1 --cache-remote-read-only
 //	OFFLOAD_KIT_CACHE_SECRET_FILE       --cache-secret-file
 //	OFFLOAD_KIT_VERBOSE=1        phase summary and cache statistics at exit
-func (o *Options) ApplyEnv(getenv func(string) string) error {
+func (o *Options) ApplyEnv(env *driverenv.Env) error {
+	getenv := env.Getenv
 	if o.CacheDir == "" {
 		o.CacheDir = getenv("OFFLOAD_KIT_CACHE_DIR")
 	}
@@ -551,7 +553,7 @@ func (o *Options) ApplyEnv(getenv func(string) string) error {
 	if o.CacheSecretFile == "" {
 		o.CacheSecretFile = getenv("OFFLOAD_KIT_CACHE_SECRET_FILE")
 	}
-	if driverenv.VerboseValue(getenv(driverenv.Verbose)) {
+	if env.VerboseSet() {
 		o.Summary = true
 	}
 	return nil
