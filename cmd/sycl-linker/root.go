@@ -38,12 +38,13 @@ func realMain(argv0 string, args []string, stdin io.Reader, stdout, stderr io.Wr
 // directory, the LLVM 22 installation, then PATH; all but the explicit
 // ones must be of LLVM 22.
 func runMain(args []string, env *driverenv.Env) int {
-	tools := env.Toolchain(run.Exec{})
+	env.Runner = run.Exec{}
+	tools := env.Toolchain(env.Runner)
 	// LLVM in-process (helper processes of this executable) unless
 	// $OFFLOAD_KIT_LLVM=process; $OFFLOAD_KIT_LLVM=<path> names the libLLVM
 	llvm := llvmpool.New(llvmpool.Config{Mode: env.Getenv("OFFLOAD_KIT_LLVM"), Tools: tools})
 	defer llvm.Close()
-	senv := &sycldev.Env{Env: *env, Runner: run.Exec{}, Tools: tools, LLVM: llvm}
+	senv := &sycldev.Env{Env: *env, Tools: tools, LLVM: llvm}
 	root := newRootCmd(senv, nil)
 	root.SetOut(env.Stdout)
 	return cli.Main(root, tool, args, env.Stderr)

@@ -47,6 +47,9 @@ type Env struct {
 	// Progress receives progress reports of long operations; nil (not a
 	// terminal, or --quiet) reports nothing.
 	Progress *progress.Sink
+	// Runner runs child processes (the LLVM tools, the host linker, the
+	// AOT compilers); linkwrap takes nil as run.Exec{}.
+	Runner run.Runner
 
 	// Tool lookup. ExeDir is the directory of the running executable;
 	// Parent the executable of the process that started this one (from

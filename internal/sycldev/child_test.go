@@ -40,7 +40,7 @@ func linkWith(t *testing.T, pool *llvmpool.Pool, dirs []string, vars map[string]
 	env := &Env{Env: driverenv.Env{Stdout: &so, Stderr: &se, NumCPU: 2, LookupEnv: func(k string) (string, bool) {
 		v, ok := vars[k]
 		return v, ok
-	}}, Runner: run.Exec{}, ToolDirs: append(dirs, llvmBin), PathList: "/usr/bin"}
+	}, Runner: run.Exec{}}, ToolDirs: append(dirs, llvmBin), PathList: "/usr/bin"}
 	if pool != nil {
 		env.LLVM = pool
 	}

@@ -64,7 +64,7 @@ func compile(t *testing.T, dir, name, src string) string {
 
 func testEnv() (*Env, *bytes.Buffer, *bytes.Buffer) {
 	var out, errb bytes.Buffer
-	return &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2}, Runner: run.Exec{}, ToolDirs: []string{llvmBin}, PathList: os.Getenv("PATH")}, &out, &errb
+	return &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}}, ToolDirs: []string{llvmBin}, PathList: os.Getenv("PATH")}, &out, &errb
 }
 
 func link(t *testing.T, args ...string) (error, string) {

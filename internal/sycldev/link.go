@@ -28,10 +28,9 @@ import (
 type Env struct {
 	// Env: Stdout, Stderr, NumCPU (the default for -j; runtime.NumCPU
 	// when 0) and Phases (the -v summary; nil records nothing).
-	driverenv.Env
-	// Runner runs the LLVM tools (llvm-link, llvm-dis, llvm-as, llc,
+	// Its Runner runs the LLVM tools (llvm-link, llvm-dis, llvm-as, llc,
 	// spirv-val) and the AOT compilers (ocloc, opencl-aot).
-	Runner run.Runner
+	driverenv.Env
 	// Tools, when set, chooses the programs (the LLVM ones from the link's
 	// LLVM installation, run.Toolchain); otherwise ToolDirs are searched
 	// before the PATH-style PathList.

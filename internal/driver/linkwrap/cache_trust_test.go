@@ -43,8 +43,7 @@ func invokeIn(t *testing.T, dir string, env map[string]string, handler func(c *r
 					return "/fake/clang"
 				}
 				return env[k]
-			})},
-		Runner: &inv.fake,
+			}), Runner: &inv.fake},
 	}, opts)
 	return inv
 }

@@ -42,9 +42,8 @@ import (
 // timing; Tool prefixes warnings, "linker-wrapper" or
 // "clang-linker-wrapper") and what only the wrapper has.
 type Env struct {
+	// Its Runner runs child processes; nil means run.Exec{}.
 	driverenv.Env
-	// Runner runs child processes; nil means run.Exec{}.
-	Runner run.Runner
 	// Work hands out temporary names; nil means one is made from Options
 	// (saved temporaries go to the output's directory).
 	Work *workdir.Dir

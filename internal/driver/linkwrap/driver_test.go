@@ -72,8 +72,7 @@ func invoke(t *testing.T, dir string, handler func(c *run.Cmd) error, args ...st
 					return "/fake/clang"
 				}
 				return ""
-			})},
-		Runner: &inv.fake,
+			}), Runner: &inv.fake},
 	}, opts)
 	return inv
 }
@@ -326,7 +325,7 @@ func TestJobserverDefault(t *testing.T) {
 	opts, err := ParseArgs([]string{"--linker-path=/usr/bin/ld", "-o", dir + "/app", dir + "/gpu.out"})
 	require.NoError(t, err)
 	fake := &run.Fake{Handler: handler}
-	err = Run(context.Background(), Env{Runner: fake, Env: driverenv.Env{Stderr: &bytes.Buffer{}, NumCPU: 8, LookupEnv: driverenv.FromGetenv(func(k string) string {
+	err = Run(context.Background(), Env{Env: driverenv.Env{Runner: fake, Stderr: &bytes.Buffer{}, NumCPU: 8, LookupEnv: driverenv.FromGetenv(func(k string) string {
 		switch k {
 		case "OFFLOAD_KIT_CLANG":
 			return "/fake/clang"

@@ -62,8 +62,7 @@ func dryRun(t *testing.T, vars map[string]string, args ...string) (dev map[strin
 					return "/fake/clang"
 				}
 				return vars[k]
-			})},
-		Runner: &run.Fake{},
+			}), Runner: &run.Fake{}},
 	}, opts)
 	dev = map[string]string{}
 	for _, l := range strings.Split(errb.String(), "\n") {

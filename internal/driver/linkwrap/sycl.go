@@ -114,8 +114,8 @@ func (d *driver) syclLink(ctx context.Context, g *group, img string) ([]linkedIm
 			NumCPU: d.env.NumCPU,
 			Now:    d.env.Now,
 			Phases: d.on(g), // its link, split, codegen, ... on the link's trace row and in the summary
+			Runner: runner,
 		},
-		Runner: runner,
 		// llvm-link, llvm-dis, llc, ...: from the link's LLVM (tools.go)
 		Tools: d.toolchain(),
 		LLVM:  llvm,

@@ -36,8 +36,7 @@ func TestChildTimeout(t *testing.T) {
 					return "0.3"
 				}
 				return ""
-			})},
-			Runner: run.Exec{},
+			}), Runner: run.Exec{}},
 		}, opts)
 		return err, time.Since(start)
 	}
