@@ -66,7 +66,7 @@ func runCtx(ctx context.Context, argv0 string, args []string, stdin io.Reader, s
 	}
 	switch p {
 	case "llvm-offload-binary", "clang-offload-packager":
-		env.Phases, env.Progress = timer, cli.Progress(stderr, false)
+		env.Phases, env.Progress = timer, cli.Progress(&env, false)
 		return cli.ExitCode(stderr, argv0, packager.OffloadBinaryMain(ctx, &env, argv0, args))
 	case "clang-offload-bundler":
 		return runBundler(ctx, argv0, args, stdin, stdout, stderr)
@@ -131,7 +131,7 @@ Documentation: ` + cli.DocRef("") + `.`,
 	root.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false, "print a phase summary (wall time per phase) on stderr")
 	quiet := root.PersistentFlags().Bool("quiet", false, "no progress line on stderr (shown for long operations when stderr is a terminal)")
 	root.PersistentPreRun = func(cmd *cobra.Command, args []string) {
-		env.Progress = cli.Progress(env.Stderr, *quiet)
+		env.Progress = cli.Progress(env, *quiet)
 		if verbose && env.Phases == nil {
 			env.Phases = phase.New(time.Now)
 		}
@@ -582,7 +582,7 @@ func checkOneDash(cmd *cobra.Command, args []string) error {
 // prefixed with argv[0] as typed, as the reference does.
 func runBundler(ctx context.Context, argv0 string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	env := cli.ProcessEnv(stdin, stdout, stderr, argv0)
-	env.Progress = cli.Progress(stderr, false)
+	env.Progress = cli.Progress(&env, false)
 	return cli.ExitCode(stderr, argv0, bundlerMain(ctx, &env, argv0, args))
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 	"github.com/offload-kit/offload-kit/internal/progress"
 )
 
@@ -15,14 +16,14 @@ import (
 // LLVM's; the umbrella's subcommands also take --quiet.
 const ProgressEnv = "OFFLOAD_KIT_PROGRESS"
 
-// Progress returns where long operations report progress: stderr when it
-// is a terminal, unless quiet or OFFLOAD_KIT_PROGRESS=0; otherwise nil
-// (no reports). The reports use the real clock.
-func Progress(stderr io.Writer, quiet bool) *progress.Sink {
-	if quiet || os.Getenv(ProgressEnv) == "0" || !IsTerminal(stderr) {
+// Progress returns where long operations report progress: env's Stderr
+// when it is a terminal, unless quiet or env has OFFLOAD_KIT_PROGRESS=0;
+// otherwise nil (no reports). The reports use the real clock.
+func Progress(env *driverenv.Env, quiet bool) *progress.Sink {
+	if quiet || env.Getenv(ProgressEnv) == "0" || !IsTerminal(env.Stderr) {
 		return nil
 	}
-	return &progress.Sink{W: stderr, Now: time.Now}
+	return &progress.Sink{W: env.Stderr, Now: time.Now}
 }
 
 // IsTerminal reports whether w is an *os.File open on a terminal.

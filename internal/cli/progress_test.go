@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"syscall"
 	"testing"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/offload-kit/offload-kit/internal/driverenv"
 )
 
 // openPTY opens a pseudo-terminal pair (as openpty(3) does, with the
@@ -44,14 +47,19 @@ func TestProgressOnlyOnTerminal(t *testing.T) {
 	assert.False(t, IsTerminal(f), "a file")
 	assert.False(t, IsTerminal(nil))
 
-	t.Setenv(ProgressEnv, "")
-	s := Progress(tty, false)
+	// The variable is read through the driver's environment, not the
+	// process's: OFFLOAD_KIT_PROGRESS=0 in the process changes nothing here.
+	t.Setenv(ProgressEnv, "0")
+	on := func(w io.Writer, progress string) *driverenv.Env {
+		return &driverenv.Env{Stderr: w, LookupEnv: func(k string) (string, bool) { return progress, k == ProgressEnv }}
+	}
+	s := Progress(on(tty, ""), false)
 	require.NotNil(t, s)
 	assert.Same(t, tty, s.W)
 	assert.NotNil(t, s.Now)
-	assert.Nil(t, Progress(tty, true), "--quiet")
-	assert.Nil(t, Progress(pw, false), "not a terminal")
-	assert.Nil(t, Progress(f, false), "not a terminal")
-	t.Setenv(ProgressEnv, "0")
-	assert.Nil(t, Progress(tty, false), ProgressEnv+"=0")
+	assert.Nil(t, Progress(on(tty, ""), true), "--quiet")
+	assert.Nil(t, Progress(on(pw, ""), false), "not a terminal")
+	assert.Nil(t, Progress(on(f, ""), false), "not a terminal")
+	assert.Nil(t, Progress(on(tty, "0"), false), ProgressEnv+"=0")
+	assert.NotNil(t, Progress(on(tty, "1"), false), ProgressEnv+"=1")
 }
