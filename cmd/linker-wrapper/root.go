@@ -12,7 +12,7 @@ import (
 )
 
 // runFunc runs the driver; tests capture the options instead.
-type runFunc func(ctx context.Context, env linkwrap.Env, opts *linkwrap.Options) error
+type runFunc func(ctx context.Context, env *linkwrap.Env, opts *linkwrap.Options) error
 
 func newRootCmd(runF runFunc) *cobra.Command {
 	if runF == nil {
@@ -39,7 +39,7 @@ func newRootCmd(runF runFunc) *cobra.Command {
 			if err != nil {
 				return &cli.FlagError{Err: err}
 			}
-			env := linkwrap.Env{
+			env := &linkwrap.Env{
 				Env:      cli.ProcessEnv(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), prog),
 				CUDADirs: []string{"/usr/local/cuda/bin"},
 			}

@@ -36,7 +36,7 @@ func invokeIn(t *testing.T, dir string, env map[string]string, handler func(c *r
 	require.NoError(t, err)
 	inv := &invocation{}
 	inv.fake.Handler = handler
-	inv.err = Run(context.Background(), Env{
+	inv.err = Run(context.Background(), &Env{
 		Env: driverenv.Env{Stderr: &inv.stderr, NumCPU: 4, Now: time.Now, Dir: dir,
 			LookupEnv: driverenv.FromGetenv(func(k string) string {
 				if k == "OFFLOAD_KIT_CLANG" {

@@ -101,8 +101,14 @@ func (d *driver) notef(format string, args ...any) {
 // target triple of the build, x86_64-pc-linux-gnu on Debian).
 const DefaultHostTriple = "x86_64-pc-linux-gnu"
 
-// Run performs one wrapper invocation.
-func Run(ctx context.Context, env Env, opt *Options) (err error) {
+// Run performs one wrapper invocation in environment envp (nil: the zero
+// Env). Like every driver it takes its environment by pointer; the
+// defaults it fills in (io.Discard streams, the tool name) stay its own.
+func Run(ctx context.Context, envp *Env, opt *Options) (err error) {
+	var env Env
+	if envp != nil {
+		env = *envp
+	}
 	if env.Stderr == nil {
 		env.Stderr = io.Discard
 	}

@@ -65,7 +65,7 @@ func invoke(t *testing.T, dir string, handler func(c *run.Cmd) error, args ...st
 	require.NoError(t, err)
 	inv := &invocation{}
 	inv.fake.Handler = handler
-	inv.err = Run(context.Background(), Env{
+	inv.err = Run(context.Background(), &Env{
 		Env: driverenv.Env{Stderr: &inv.stderr, NumCPU: 4, Now: time.Now,
 			LookupEnv: driverenv.FromGetenv(func(k string) string {
 				if k == "OFFLOAD_KIT_CLANG" {
@@ -286,7 +286,7 @@ func TestWorkdirFromEnv(t *testing.T) {
 	w := workdir.New(workdir.Options{TempRoot: dir})
 	opts, _ := ParseArgs([]string{"--dry-run", "--linker-path=/usr/bin/ld", "-o", dir + "/app", dir + "/lib_main.o"})
 	var stderr bytes.Buffer
-	require.NoError(t, Run(context.Background(), Env{Env: driverenv.Env{Stderr: &stderr, LookupEnv: driverenv.FromGetenv(func(string) string { return "" })}, Work: w}, opts))
+	require.NoError(t, Run(context.Background(), &Env{Env: driverenv.Env{Stderr: &stderr, LookupEnv: driverenv.FromGetenv(func(string) string { return "" })}, Work: w}, opts))
 	assert.True(t, len(w.Files()) >= 3, "names come from the given Dir")
 	require.NoError(t, w.Close())
 }
@@ -325,7 +325,7 @@ func TestJobserverDefault(t *testing.T) {
 	opts, err := ParseArgs([]string{"--linker-path=/usr/bin/ld", "-o", dir + "/app", dir + "/gpu.out"})
 	require.NoError(t, err)
 	fake := &run.Fake{Handler: handler}
-	err = Run(context.Background(), Env{Env: driverenv.Env{Runner: fake, Stderr: &bytes.Buffer{}, NumCPU: 8, LookupEnv: driverenv.FromGetenv(func(k string) string {
+	err = Run(context.Background(), &Env{Env: driverenv.Env{Runner: fake, Stderr: &bytes.Buffer{}, NumCPU: 8, LookupEnv: driverenv.FromGetenv(func(k string) string {
 		switch k {
 		case "OFFLOAD_KIT_CLANG":
 			return "/fake/clang"

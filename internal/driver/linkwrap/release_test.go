@@ -55,7 +55,7 @@ func dryRun(t *testing.T, vars map[string]string, args ...string) (dev map[strin
 	opts, err := ParseArgs(full)
 	require.NoError(t, err)
 	var errb bytes.Buffer
-	err = Run(context.Background(), Env{
+	err = Run(context.Background(), &Env{
 		Env: driverenv.Env{Stderr: &errb, NumCPU: 1, Now: time.Now,
 			LookupEnv: driverenv.FromGetenv(func(k string) string {
 				if k == "OFFLOAD_KIT_CLANG" {

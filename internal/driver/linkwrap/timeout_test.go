@@ -30,7 +30,7 @@ func TestChildTimeout(t *testing.T) {
 		require.NoError(t, err)
 		var se bytes.Buffer
 		start := time.Now()
-		err = Run(context.Background(), Env{
+		err = Run(context.Background(), &Env{
 			Env: driverenv.Env{Stderr: &se, NumCPU: 2, Dir: dir, LookupEnv: driverenv.FromGetenv(func(k string) string {
 				if k == "OFFLOAD_KIT_LLVM_TIMEOUT" {
 					return "0.3"

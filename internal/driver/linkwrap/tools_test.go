@@ -258,7 +258,7 @@ func TestDryRunShowsToolChoice(t *testing.T) {
 			require.NoError(t, err)
 			var stderr bytes.Buffer
 			fake := &run.Fake{Handler: touchOutput}
-			err = Run(context.Background(), Env{Env: driverenv.Env{Runner: fake, Stderr: &stderr, NumCPU: 1, Tool: "clang-linker-wrapper",
+			err = Run(context.Background(), &Env{Env: driverenv.Env{Runner: fake, Stderr: &stderr, NumCPU: 1, Tool: "clang-linker-wrapper",
 				Parent: m.p("llvm-22/bin/clang"), ParentPID: 4242, Layouts: []string{m.p("llvm-%d/bin")},
 				LookupEnv: driverenv.FromGetenv(func(k string) string {
 					if k == "PATH" {
@@ -308,7 +308,7 @@ int main(void) {
 		opts, err := ParseArgs([]string{"--dry-run", "--linker-path=/usr/bin/ld", "-o", dir + "/app", filepath.Join(dir, c.input)})
 		require.NoError(t, err)
 		var stderr bytes.Buffer
-		err = Run(context.Background(), Env{Env: driverenv.Env{Runner: &run.Fake{}, Stderr: &stderr, NumCPU: 1, Tool: "linker-wrapper",
+		err = Run(context.Background(), &Env{Env: driverenv.Env{Runner: &run.Fake{}, Stderr: &stderr, NumCPU: 1, Tool: "linker-wrapper",
 			Parent: "/usr/bin/make", Layouts: []string{m.p("llvm-%d/bin")},
 			LookupEnv: driverenv.FromGetenv(func(k string) string {
 				if k == "PATH" {
