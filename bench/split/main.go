@@ -163,7 +163,7 @@ func runChild(bc, llvm string, jobs int, modulesOnly bool) error {
 	o.Jobs = jobs
 	o.NoPropFiles, o.NoSymFiles = modulesOnly, modulesOnly
 	env := &sycldev.Env{Env: driverenv.Env{Stdout: os.Stdout, Stderr: os.Stderr, Runner: run.Exec{}}, ToolDirs: []string{llvm}, PathList: os.Getenv("PATH")}
-	if err := sycldev.Run(context.Background(), env, o); err != nil {
+	if err := sycldev.Run(context.Background(), env, *o); err != nil {
 		return err
 	}
 	var ru syscall.Rusage

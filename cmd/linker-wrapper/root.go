@@ -12,7 +12,7 @@ import (
 )
 
 // runFunc runs the driver; tests capture the options instead.
-type runFunc func(ctx context.Context, env *linkwrap.Env, opts *linkwrap.Options) error
+type runFunc func(ctx context.Context, env *linkwrap.Env, opts linkwrap.Options) error
 
 func newRootCmd(runF runFunc) *cobra.Command {
 	if runF == nil {
@@ -54,7 +54,7 @@ func newRootCmd(runF runFunc) *cobra.Command {
 				linkwrap.WriteVersion(cmd.OutOrStdout(), prog)
 				return nil
 			}
-			if err := runF(cmd.Context(), env, opts); err != nil {
+			if err := runF(cmd.Context(), env, *opts); err != nil {
 				return linkwrap.Explain(cmd.ErrOrStderr(), prog, err)
 			}
 			return nil

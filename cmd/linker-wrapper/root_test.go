@@ -23,8 +23,8 @@ func capture(t *testing.T, argv ...string) (*linkwrap.Options, linkwrap.Env, str
 	t.Helper()
 	var got *linkwrap.Options
 	var env linkwrap.Env
-	cmd := newRootCmd(func(_ context.Context, e *linkwrap.Env, o *linkwrap.Options) error {
-		got, env = o, *e
+	cmd := newRootCmd(func(_ context.Context, e *linkwrap.Env, o linkwrap.Options) error {
+		got, env = &o, *e
 		return nil
 	})
 	var stdout, stderr bytes.Buffer
@@ -90,7 +90,7 @@ func TestVersionAndHelp(t *testing.T) {
 }
 
 func TestChildFailureDiagnostics(t *testing.T) {
-	cmd := newRootCmd(func(context.Context, *linkwrap.Env, *linkwrap.Options) error {
+	cmd := newRootCmd(func(context.Context, *linkwrap.Env, linkwrap.Options) error {
 		return &run.Error{Args: []string{"/usr/bin/clang-22", "--target=x86_64-unknown-linux-gnu", "-o", "x.img"}, ExitCode: 1}
 	})
 	var stdout, stderr bytes.Buffer
@@ -103,7 +103,7 @@ func TestChildFailureDiagnostics(t *testing.T) {
 }
 
 func TestMissingToolDiagnostics(t *testing.T) {
-	cmd := newRootCmd(func(context.Context, *linkwrap.Env, *linkwrap.Options) error {
+	cmd := newRootCmd(func(context.Context, *linkwrap.Env, linkwrap.Options) error {
 		return &linkwrap.ToolError{Tool: "clang", Hint: "install clang-22", Searched: []string{"/usr/lib/llvm-22/bin", "PATH"},
 			Skipped: []string{"/usr/bin/clang (PATH): part of LLVM 14, not 22"}}
 	})
@@ -121,8 +121,8 @@ func TestToolLookupEnvironment(t *testing.T) {
 	t.Setenv("OFFLOAD_KIT_LLVM_DIR", "/env/llvm")
 	var env linkwrap.Env
 	var opts *linkwrap.Options
-	cmd := newRootCmd(func(_ context.Context, e *linkwrap.Env, o *linkwrap.Options) error {
-		opts, env = o, *e
+	cmd := newRootCmd(func(_ context.Context, e *linkwrap.Env, o linkwrap.Options) error {
+		opts, env = &o, *e
 		return nil
 	})
 	var stdout, stderr bytes.Buffer
@@ -176,7 +176,7 @@ func TestCacheFlagsAndEnvironment(t *testing.T) {
 }
 
 func TestErrorsStayOnOneLine(t *testing.T) {
-	cmd := newRootCmd(func(context.Context, *linkwrap.Env, *linkwrap.Options) error {
+	cmd := newRootCmd(func(context.Context, *linkwrap.Env, linkwrap.Options) error {
 		return errors.New("in.bin: member a\nb\x1b[2J: bad")
 	})
 	var stdout, stderr bytes.Buffer

@@ -87,7 +87,7 @@ for the option list; see ` + cli.DocRef("sycl-linker.md") + `.`,
 			if rf != nil {
 				return rf(o)
 			}
-			return sycldev.RunCommand(cmd.Context(), env, o)
+			return sycldev.RunCommand(cmd.Context(), env, *o)
 		},
 	}
 }

@@ -44,7 +44,7 @@ func linkWith(t *testing.T, pool *llvmpool.Pool, dirs []string, vars map[string]
 	if pool != nil {
 		env.LLVM = pool
 	}
-	err = Run(context.Background(), env, o)
+	err = Run(context.Background(), env, *o)
 	b, _ := os.ReadFile(out)
 	return b, se.String(), err
 }

@@ -12,7 +12,7 @@ import (
 // --dry-run each program chosen (and each candidate skipped) is noted on
 // Stderr, and with -v or $OFFLOAD_KIT_VERBOSE the phase summary is printed
 // at exit (timed by env.Now).
-func RunCommand(ctx context.Context, env *Env, o *Options) error {
+func RunCommand(ctx context.Context, env *Env, o Options) error {
 	if env.Tools != nil && (o.Verbose || o.DryRun) {
 		env.Tools.Notify = func(c run.Choice) {
 			for _, s := range c.Skipped {

@@ -240,7 +240,7 @@ func TestDeviceLibsSkippedLikeReference(t *testing.T) {
 	require.NoError(t, err)
 	var out, errb bytes.Buffer
 	env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}}, ToolDirs: []string{llvmBin}, TempRoot: dir}
-	require.NoError(t, Run(context.Background(), env, o), errb.String())
+	require.NoError(t, Run(context.Background(), env, *o), errb.String())
 
 	assert.Equal(t, []string{"fn0", "fn3", "fn5"}, definedFns(refOut), "reference")
 	assert.Equal(t, definedFns(refOut), definedFns(out.String()), "sycl-linker vs reference")
@@ -282,7 +282,7 @@ func TestDeviceLibErrorsLikeReference(t *testing.T) {
 			require.NoError(t, perr)
 			var out, errb bytes.Buffer
 			env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}}, ToolDirs: []string{llvmBin}, TempRoot: dir}
-			ourErr := Run(context.Background(), env, o)
+			ourErr := Run(context.Background(), env, *o)
 			if tc.ref == "" {
 				require.NoError(t, err, refErr)
 				require.NoError(t, ourErr, errb.String())

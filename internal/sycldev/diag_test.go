@@ -61,7 +61,7 @@ define i32 @hostfn(i32 %x) {
 			if mode.pool != nil {
 				env.LLVM = mode.pool
 			}
-			require.NoError(t, Run(context.Background(), env, o), se.String())
+			require.NoError(t, Run(context.Background(), env, *o), se.String())
 			// then sycl-linker's own warning (srcA calls a function it does not define)
 			assert.True(t, strings.HasPrefix(se.String(), strings.Join(want, "\n")+"\n"), "%s", se.String())
 			assert.Equal(t, 2, strings.Count(se.String(), "\nwarning: ")+1)

@@ -74,7 +74,7 @@ func link(t *testing.T, args ...string) (error, string) {
 		t.Fatal(err)
 	}
 	env, _, errb := testEnv()
-	return Run(context.Background(), env, o), errb.String()
+	return Run(context.Background(), env, *o), errb.String()
 }
 
 func spirvDis(t *testing.T, img []byte) string {
@@ -215,7 +215,7 @@ func TestDryRunAOT(t *testing.T) {
 	o, _ := ParseArgs([]string{"--triple=spirv64", "--arch=intel_gpu_pvc", "-o", out2, a})
 	env, _, _ := testEnv()
 	env.PathList = "/nonexistent"
-	err = Run(context.Background(), env, o)
+	err = Run(context.Background(), env, *o)
 	if assert.Error(t, err) {
 		assert.Contains(t, err.Error(), "ocloc: tool not found")
 	}
@@ -250,7 +250,7 @@ func TestErrors(t *testing.T) {
 	o, _ := ParseArgs([]string{"--triple=spirv64", "-o", filepath.Join(dir, "o"), bc})
 	env, _, _ := testEnv()
 	env.ToolDirs, env.PathList = nil, dir
-	err := Run(context.Background(), env, o)
+	err := Run(context.Background(), env, *o)
 	if assert.Error(t, err) {
 		assert.Contains(t, err.Error(), "llvm-dis: tool not found (searched PATH)")
 	}
@@ -298,7 +298,7 @@ func TestIROutputOnlyNothingHalfWritten(t *testing.T) {
 	require.NoError(t, err)
 	env, _, _ := testEnv()
 	env.Runner = failing{run.Exec{}}
-	err = Run(context.Background(), env, o)
+	err = Run(context.Background(), env, *o)
 	if assert.Error(t, err) {
 		assert.Contains(t, err.Error(), "llvm-as: llvm-as: parts_1.ll:3:1: error: simulated failure")
 	}

@@ -34,7 +34,7 @@ func TestErrorChains(t *testing.T) {
 		require.NoError(t, err)
 		var out, errb bytes.Buffer
 		env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: r}, ToolDirs: []string{filepath.Join(dir, "bin")}, TempRoot: dir}
-		return Run(ctx, env, o)
+		return Run(ctx, env, *o)
 	}
 
 	missing := filepath.Join(dir, "missing.bc")

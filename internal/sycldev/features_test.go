@@ -37,7 +37,7 @@ func runLinker(t *testing.T, args ...string) (string, error) {
 	require.NoError(t, err)
 	var out, errb bytes.Buffer
 	env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}}, ToolDirs: []string{llvmBin}}
-	err = Run(context.Background(), env, o)
+	err = Run(context.Background(), env, *o)
 	return errb.String(), err
 }
 
@@ -110,7 +110,7 @@ func TestLinkESIMD(t *testing.T) {
 	require.NoError(t, err)
 	var out, errb bytes.Buffer
 	env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}}, ToolDirs: []string{llvmBin}}
-	imgs, err := Link(context.Background(), env, o)
+	imgs, err := Link(context.Background(), env, *o)
 	require.NoError(t, err, errb.String())
 	require.Len(t, imgs, 2)
 	assert.Equal(t, []string{"esimd_k", "wrapper_k"}, imgs[0].Kernels)

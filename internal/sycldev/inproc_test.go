@@ -76,7 +76,7 @@ func runBoth(t *testing.T, args ...string) (child, inproc string, childLog, inpr
 		require.NoError(t, err)
 		var out, errb bytes.Buffer
 		env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}}, ToolDirs: []string{llvmBin}, PathList: "/usr/bin", LLVM: pool}
-		require.NoError(t, Run(context.Background(), env, o), errb.String())
+		require.NoError(t, Run(context.Background(), env, *o), errb.String())
 		return dir, errb.String()
 	}
 	child, childLog = do(nil)
@@ -171,7 +171,7 @@ func TestInProcessSPIRV(t *testing.T) {
 		require.NoError(t, err)
 		var out, errb bytes.Buffer
 		env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}}, ToolDirs: []string{llvmBin}, PathList: "/usr/bin", LLVM: pool}
-		require.NoError(t, Run(context.Background(), env, o), errb.String())
+		require.NoError(t, Run(context.Background(), env, *o), errb.String())
 		outs = append(outs, strings.ReplaceAll(out.String(), filepath.Dir(o.Output), "OUT"))
 		pool.Close()
 	}
@@ -194,7 +194,7 @@ func TestInProcessDisabled(t *testing.T) {
 		require.NoError(t, err)
 		var out, errb bytes.Buffer
 		env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}}, ToolDirs: []string{llvmBin}, PathList: "/usr/bin", LLVM: pool}
-		require.NoError(t, Run(context.Background(), env, o), errb.String())
+		require.NoError(t, Run(context.Background(), env, *o), errb.String())
 		assert.Contains(t, errb.String(), "sycl-linker: LLVM runs as child processes: "+why)
 		assert.Contains(t, errb.String(), llvmBin+"/llc\"")
 		pool.Close()
@@ -214,7 +214,7 @@ func TestInProcessErrors(t *testing.T) {
 		require.NoError(t, err)
 		var out, errb bytes.Buffer
 		env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}}, ToolDirs: []string{llvmBin}, PathList: "/usr/bin", LLVM: pool}
-		return Run(context.Background(), env, o)
+		return Run(context.Background(), env, *o)
 	}
 	bc := readBytes(t, a)
 	cut := filepath.Join(dir, "cut.bc")

@@ -146,7 +146,8 @@ func (im *Image) AppendBinary(dst []byte) ([]byte, error) {
 // Link runs the pipeline up to code generation and returns the images, one
 // per split part, without writing o.Output (whose directory and stem still
 // name the temporaries). --ir-output-only is refused: it writes files only.
-func Link(ctx context.Context, env *Env, o *Options) ([]Image, error) {
+func Link(ctx context.Context, env *Env, opt Options) ([]Image, error) {
+	o := &opt
 	if o.IROutputOnly {
 		return nil, errors.New("--ir-output-only writes files: use Run")
 	}
@@ -164,7 +165,8 @@ func Link(ctx context.Context, env *Env, o *Options) ([]Image, error) {
 // Run performs the device link described by o and writes its outputs: the
 // OffloadBinaries at o.Output, or with --ir-output-only the split modules,
 // .prop and .sym files and the table.
-func Run(ctx context.Context, env *Env, o *Options) error {
+func Run(ctx context.Context, env *Env, opt Options) error {
+	o := &opt
 	return start(ctx, o, env, func(d *driver, res []*partResult) error {
 		if o.IROutputOnly {
 			return d.writeIROutputs(res)

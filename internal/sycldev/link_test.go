@@ -59,7 +59,7 @@ func TestLinkImages(t *testing.T) {
 	o, err := ParseArgs([]string{"--triple=spirv64", "--module-split-mode=kernel", "-o", filepath.Join(dir, "dev.out"), bc})
 	require.NoError(t, err)
 	env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}}, ToolDirs: []string{llvmBin}}
-	imgs, err := Link(context.Background(), env, o)
+	imgs, err := Link(context.Background(), env, *o)
 	require.NoError(t, err, errb.String())
 	require.Len(t, imgs, 2)
 	assert.NoFileExists(t, filepath.Join(dir, "dev.out"))
@@ -85,6 +85,6 @@ func TestLinkImages(t *testing.T) {
 	assert.Equal(t, map[string]bool{"_ZTS2KD": true, "_ZTS2KI": false}, fp64, "aspect fp64 (6) only for the double kernel")
 
 	o.IROutputOnly = true
-	_, err = Link(context.Background(), env, o)
+	_, err = Link(context.Background(), env, *o)
 	assert.ErrorContains(t, err, "--ir-output-only")
 }

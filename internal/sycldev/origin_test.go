@@ -40,7 +40,7 @@ func TestErrorNamesObject(t *testing.T) {
 			require.NoError(t, err)
 			env, _, _ := testEnv()
 			env.LLVM = p
-			err = Run(context.Background(), env, o)
+			err = Run(context.Background(), env, *o)
 			require.Error(t, err)
 			assert.NotContains(t, err.Error(), "offload-kit-", "no temporary named")
 			switch {

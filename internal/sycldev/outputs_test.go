@@ -35,7 +35,7 @@ func irRunPool(t *testing.T, runner run.Runner, pool *llvmpool.Pool, args ...str
 	if runner != nil {
 		env.Runner = runner
 	}
-	return Run(context.Background(), env, o)
+	return Run(context.Background(), env, *o)
 }
 
 func noTemps(t *testing.T, dir string) {

@@ -54,7 +54,7 @@ func TestStreamInputs(t *testing.T) {
 		if p != nil {
 			env.LLVM = p
 		}
-		if err := Run(context.Background(), env, o); err != nil {
+		if err := Run(context.Background(), env, *o); err != nil {
 			return nil, err
 		}
 		return os.ReadFile(out)

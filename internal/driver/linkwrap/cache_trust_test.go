@@ -44,7 +44,7 @@ func invokeIn(t *testing.T, dir string, env map[string]string, handler func(c *r
 				}
 				return env[k]
 			}), Runner: &inv.fake},
-	}, opts)
+	}, *opts)
 	return inv
 }
 

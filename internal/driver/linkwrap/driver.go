@@ -102,9 +102,11 @@ func (d *driver) notef(format string, args ...any) {
 const DefaultHostTriple = "x86_64-pc-linux-gnu"
 
 // Run performs one wrapper invocation in environment envp (nil: the zero
-// Env). Like every driver it takes its environment by pointer; the
-// defaults it fills in (io.Discard streams, the tool name) stay its own.
-func Run(ctx context.Context, envp *Env, opt *Options) (err error) {
+// Env) with options o. Like every driver it takes its environment by
+// pointer and its options by value; the defaults it fills in (io.Discard
+// streams, the tool name) stay its own.
+func Run(ctx context.Context, envp *Env, o Options) (err error) {
+	opt := &o
 	var env Env
 	if envp != nil {
 		env = *envp

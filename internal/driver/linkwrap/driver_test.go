@@ -73,7 +73,7 @@ func invoke(t *testing.T, dir string, handler func(c *run.Cmd) error, args ...st
 				}
 				return ""
 			}), Runner: &inv.fake},
-	}, opts)
+	}, *opts)
 	return inv
 }
 
@@ -286,7 +286,7 @@ func TestWorkdirFromEnv(t *testing.T) {
 	w := workdir.New(workdir.Options{TempRoot: dir})
 	opts, _ := ParseArgs([]string{"--dry-run", "--linker-path=/usr/bin/ld", "-o", dir + "/app", dir + "/lib_main.o"})
 	var stderr bytes.Buffer
-	require.NoError(t, Run(context.Background(), &Env{Env: driverenv.Env{Stderr: &stderr, LookupEnv: driverenv.FromGetenv(func(string) string { return "" })}, Work: w}, opts))
+	require.NoError(t, Run(context.Background(), &Env{Env: driverenv.Env{Stderr: &stderr, LookupEnv: driverenv.FromGetenv(func(string) string { return "" })}, Work: w}, *opts))
 	assert.True(t, len(w.Files()) >= 3, "names come from the given Dir")
 	require.NoError(t, w.Close())
 }
@@ -333,7 +333,7 @@ func TestJobserverDefault(t *testing.T) {
 			return " -j2 --jobserver-auth=fifo:" + fifo
 		}
 		return ""
-	})}}, opts)
+	})}}, *opts)
 	require.NoError(t, err)
 	assert.Equal(t, int32(2), peak.Load(), "implicit slot + one token")
 	var n int32

@@ -57,7 +57,7 @@ func TestDeviceLinkCacheHashHashHashMemo(t *testing.T) {
 		fake.Handler = handler
 		var stderr bytes.Buffer
 		err = Run(context.Background(), &Env{Env: driverenv.Env{Runner: &fake, Stderr: &stderr, NumCPU: 2, Now: time.Now,
-			LookupEnv: driverenv.FromGetenv(func(k string) string { return env[k] })}}, opts)
+			LookupEnv: driverenv.FromGetenv(func(k string) string { return env[k] })}}, *opts)
 		require.NoError(t, err, stderr.String())
 		return stderr.String()
 	}

@@ -63,7 +63,7 @@ func dryRun(t *testing.T, vars map[string]string, args ...string) (dev map[strin
 				}
 				return vars[k]
 			}), Runner: &run.Fake{}},
-	}, opts)
+	}, *opts)
 	dev = map[string]string{}
 	for _, l := range strings.Split(errb.String(), "\n") {
 		switch {

@@ -122,7 +122,7 @@ func (d *driver) syclLink(ctx context.Context, g *group, img string) ([]linkedIm
 	}
 	sp := d.on(g).Open(phase.Spec{Event: syclTrace})
 	defer sp.End()
-	imgs, err := sycldev.Link(ctx, env, o)
+	imgs, err := sycldev.Link(ctx, env, *o)
 	if err != nil {
 		return nil, fmt.Errorf("SYCL device link for %s: %w", groupName(g.key), namedInputs(err, g))
 	}

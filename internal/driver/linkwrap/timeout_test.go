@@ -37,7 +37,7 @@ func TestChildTimeout(t *testing.T) {
 				}
 				return ""
 			}), Runner: run.Exec{}},
-		}, opts)
+		}, *opts)
 		return err, time.Since(start)
 	}
 	err, took := link("--linker-path=/usr/bin/ld", "--clang-path="+clang, "-o", filepath.Join(dir, "app"), filepath.Join(dir, "lib_main.o"))

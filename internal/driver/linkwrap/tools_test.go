@@ -265,7 +265,7 @@ func TestDryRunShowsToolChoice(t *testing.T) {
 						return m.pathList("broken", "usrbin")
 					}
 					return ""
-				})}}, opts)
+				})}}, *opts)
 			require.NoError(t, err, stderr.String())
 			clang := m.p("llvm-22/bin/clang")
 			assert.Contains(t, stderr.String(), "clang-linker-wrapper: note: clang: using "+clang+" (the clang that invoked this link (pid 4242))\n")
@@ -315,7 +315,7 @@ int main(void) {
 					return m.pathList("broken")
 				}
 				return ""
-			})}}, opts)
+			})}}, *opts)
 		require.NoError(t, err, stderr.String())
 		assert.Contains(t, stderr.String(), "linker-wrapper: note: clang: using "+m.p(c.want)+" ("+c.why+" ("+m.p(c.want[:strings.LastIndex(c.want, "/")])+"))\n", c.input)
 	}

@@ -151,7 +151,7 @@ func TestSYCLLinkSpans(t *testing.T) {
 	var stderr bytes.Buffer
 	env := map[string]string{"PATH": llvmBin + ":" + os.Getenv("PATH"), "OFFLOAD_KIT_LLVM": "process", "OFFLOAD_KIT_LLVM_DIR": llvmBin}
 	err = Run(context.Background(), &Env{Env: driverenv.Env{Stderr: &stderr, NumCPU: 2, Now: time.Now, Dir: dir,
-		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}}, opts)
+		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}}, *opts)
 	require.NoError(t, err, stderr.String())
 
 	steps := []string{"link", "read module", "split", "emit + codegen"}
