@@ -143,3 +143,12 @@ func (p Profile) WrapperClang16Line() bool { return p.Major <= 16 }
 // -plugin-opt=mcpu=gfx90a. 17 and 18 are taken as 16: passing the options
 // again is harmless where the driver already does.
 func (p Profile) ClangDropsAMDGPULTOCPU() bool { return p.Major <= 18 }
+
+// DeviceValuesByArch: the release's wrapper scopes a --device-linker
+// (and --device-compiler) value "<text>=<rest>" by whether llvm::Triple
+// knows an architecture in <text>; one it does not is an arg=value option
+// for every link (LLVM PR 101032, in 20). 16's and 19's split every value
+// at its first '=' and apply <rest> only to the link whose triple is
+// <text>: "-Wl,-defsym=a=b" and "x86=-y" reach no link (seen with 16's and
+// 19's clang-linker-wrapper --dry-run).
+func (p Profile) DeviceValuesByArch() bool { return p.Major >= 20 }

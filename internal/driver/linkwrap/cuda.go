@@ -77,7 +77,7 @@ func (d *driver) cudaJob(ctx context.Context, g *group, img string) (*linkJob, e
 	args := []string{nvlink, bits, "-o", img, "-arch", arch}
 	args = append(args, cubins...)
 	args = append(args, d.opt.LinkerArgs...)
-	args = append(args, deviceValues(d.opt.DeviceLinker, g.key.triple)...)
+	args = append(args, deviceValues(d.opt.DeviceLinker, g.key.triple, d.rel().DeviceValuesByArch())...)
 	job.steps = append(job.steps, args)
 	return job, nil
 }

@@ -1,11 +1,17 @@
 package linkwrap
 
 import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/offload-kit/offload-kit/internal/run"
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -90,9 +96,56 @@ func TestDeviceValuesArchTable(t *testing.T) {
 	vals := []string{"spir64-unknown-unknown=-a", "armv7a-none-eabi=-b", "x86_64h-apple-darwin=-c",
 		"arm64e-apple-ios=-d", "x86=-e", "-f=g", "-h", "spir64-unknown-unknown=", "nvptx64-nvidia-cuda=-i=j"}
 	assert.Equal(t, []string{"-a", "x86=-e", "-f=g", "-h", "spir64-unknown-unknown"},
-		deviceValues(vals, "spir64-unknown-unknown"))
+		deviceValues(vals, "spir64-unknown-unknown", true))
 	assert.Equal(t, []string{"x86=-e", "-f=g", "-h", "spir64-unknown-unknown", "-i=j"},
-		deviceValues(vals, "nvptx64-nvidia-cuda"))
+		deviceValues(vals, "nvptx64-nvidia-cuda", true))
 	assert.Equal(t, []string{"x86=-e", "-f=g", "-h", "spir64-unknown-unknown"},
-		deviceValues(vals, "spir64-unknown-unknown-sycl"))
+		deviceValues(vals, "spir64-unknown-unknown-sycl", true))
+}
+
+// TestDeviceValuesOldReleases: LLVM 16's and 19's wrappers split every
+// value at its first '=' and apply what follows only to the link of that
+// exact triple, so an arg=value option with no triple before it
+// ("-Wl,-defsym=a=b", "x86=-e") reaches no link; values without '=', and
+// triples with nothing after it, reach every link (seen with their
+// clang-linker-wrapper --dry-run: TestDeviceLinkerScopingReleases).
+func TestDeviceValuesOldReleases(t *testing.T) {
+	vals := []string{"spir64-unknown-unknown=-a", "x86=-e", "-Wl,-f=g", "-h", "spir64-unknown-unknown=", "x86_64-unknown-linux-gnu=-i=j"}
+	assert.Equal(t, []string{"-a", "-h", "spir64-unknown-unknown"}, deviceValues(vals, "spir64-unknown-unknown", false))
+	assert.Equal(t, []string{"-h", "spir64-unknown-unknown", "-i=j"}, deviceValues(vals, "x86_64-unknown-linux-gnu", false))
+}
+
+// TestDeviceLinkerScopingReleases: under LLVM 16's and 19's profiles, the
+// values reach the device link as those releases' own
+// clang-linker-wrapper --dry-run gives them (an OpenMP object of that
+// release's clang, offloading to x86_64), not as 22's.
+func TestDeviceLinkerScopingReleases(t *testing.T) {
+	ours := filepath.Join(buildWrapper(t), "clang-linker-wrapper")
+	vals := []string{"--device-linker=spir64-unknown-unknown=", "--device-linker=-Wl,-QLdefsym=a=b",
+		"--device-linker=armv7a-none-eabi=-QLarm", "--device-linker=foo=-QLfoo", "--device-linker=x86=-QLnotarch",
+		"--device-linker=x86_64-unknown-linux-gnu=-QLx86", "--device-linker=-QLplain"}
+	for _, major := range []int{16, 19} {
+		t.Run(fmt.Sprint(major), func(t *testing.T) {
+			dir := t.TempDir()
+			clang := llvmtools.ReleaseTool(t, major, "clang")
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "m.c"), []byte("int main(void) { int x = 0;\n#pragma omp target map(tofrom: x)\nx = 1;\nreturn x - 1; }\n"), 0o644))
+			var se bytes.Buffer
+			require.NoError(t, run.Exec{}.Run(context.Background(), &run.Cmd{Args: []string{clang, "-fopenmp", "-fopenmp-targets=x86_64-unknown-linux-gnu", "-c", "m.c", "-o", "m.o"}, Dir: dir, Stderr: &se}), se.String())
+			listing := func(bin string) string {
+				var stderr bytes.Buffer
+				args := append([]string{bin, "--dry-run", "--host-triple=x86_64-unknown-linux-gnu", "--linker-path=/usr/bin/ld", "-o", "app", "m.o"}, vals...)
+				require.NoError(t, run.Exec{}.Run(context.Background(), &run.Cmd{Args: args, Dir: dir, Stderr: &stderr,
+					Env: []string{"PATH=" + os.Getenv("PATH"), fmt.Sprintf("OFFLOAD_KIT_LLVM_RELEASE=%d", major), "OFFLOAD_KIT_CLANG=" + clang}}), "%s\n%s", bin, stderr.String())
+				return stderr.String()
+			}
+			// 16's spells each value -Wl,<v> where ours writes -Xlinker <v>:
+			// the same for these comma-free values; the scoping is compared.
+			ref := strings.NewReplacer(" -Wl,-Q", " -Q", " -Wl,spir64-unknown-unknown", " spir64-unknown-unknown").
+				Replace(listing(llvmtools.ReleaseTool(t, major, "clang-linker-wrapper")))
+			got := listing(ours)
+			want := scopedValues(t, ref)
+			require.NotEmpty(t, want["x86_64-unknown-linux-gnu"], ref)
+			assert.Equal(t, want, scopedValues(t, dropToolNotes(got)), "LLVM %d:\n%s\nours:\n%s", major, ref, got)
+		})
+	}
 }

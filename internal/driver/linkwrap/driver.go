@@ -545,18 +545,19 @@ func (d *driver) clangJob(ctx context.Context, g *group, img string) (*linkJob, 
 }
 
 // deviceValues returns the --device-linker / --device-compiler values that
-// apply to the device link of triple tr, scoped as LLVM 22's getLinkerArgs
-// scopes them: each value is split at its first '='; when llvm::Triple
-// finds no architecture it knows in the text before it, the whole value
-// applies to every link; a triple with nothing after the '=' (or no '=')
-// is itself a value for every link; otherwise the text after the '='
-// applies to the links whose triple is exactly the text before it.
-func deviceValues(vals []string, tr string) []string {
+// apply to the device link of triple tr, scoped as the release's
+// getLinkerArgs scopes them: each value is split at its first '='; a
+// triple with nothing after the '=' (or no '=') is itself a value for
+// every link, and otherwise the text after the '=' applies to the links
+// whose triple is exactly the text before it. From LLVM 20
+// (release.DeviceValuesByArch), when llvm::Triple finds no architecture it
+// knows in the text before the '=', the whole value applies to every link.
+func deviceValues(vals []string, tr string, byArch bool) []string {
 	var out []string
 	for _, v := range vals {
 		t, rest, _ := strings.Cut(v, "=")
 		switch {
-		case !triple.Parse(t).KnownArch():
+		case byArch && !triple.Parse(t).KnownArch():
 			out = append(out, v)
 		case rest == "":
 			out = append(out, t)
@@ -651,11 +652,11 @@ func (d *driver) deviceArgs(clang string, k groupKey, sycl bool, img string, inp
 	if sycl {
 		args = append(args, "--sycl-link", "-Xlinker", "-triple="+triple, "-Xlinker", "-arch="+arch)
 	}
-	for _, v := range append(append([]string(nil), o.LinkerArgs...), deviceValues(o.DeviceLinker, triple)...) {
+	for _, v := range append(append([]string(nil), o.LinkerArgs...), deviceValues(o.DeviceLinker, triple, d.rel().DeviceValuesByArch())...) {
 		args = append(args, "-Xlinker", v)
 	}
 	args = append(args, o.CompilerArgs...)
-	args = append(args, deviceValues(o.DeviceCompiler, triple)...)
+	args = append(args, deviceValues(o.DeviceCompiler, triple, d.rel().DeviceValuesByArch())...)
 	return args
 }
 

@@ -398,8 +398,8 @@ func TestCompatibility(t *testing.T) {
 
 func TestDeviceValues(t *testing.T) {
 	vals := []string{"-a", "amdgcn-amd-amdhsa=-b", "nvptx64-nvidia-cuda=-c", "-Wl,x=y", "foo-bar=baz"}
-	assert.Equal(t, []string{"-a", "-b", "-Wl,x=y", "foo-bar=baz"}, deviceValues(vals, "amdgcn-amd-amdhsa"))
-	assert.Equal(t, []string{"-a", "-Wl,x=y", "foo-bar=baz"}, deviceValues(vals, "x86_64-unknown-linux-gnu"))
+	assert.Equal(t, []string{"-a", "-b", "-Wl,x=y", "foo-bar=baz"}, deviceValues(vals, "amdgcn-amd-amdhsa", true))
+	assert.Equal(t, []string{"-a", "-Wl,x=y", "foo-bar=baz"}, deviceValues(vals, "x86_64-unknown-linux-gnu", true))
 }
 
 func TestParseArgsErrors(t *testing.T) {

@@ -47,7 +47,7 @@ func (d *driver) syclOptions(g *group, img string) (*sycldev.Options, error) {
 	for _, in := range g.inputs {
 		o.Inputs = append(o.Inputs, in.path)
 	}
-	forwarded := append(append([]string(nil), d.opt.LinkerArgs...), deviceValues(d.opt.DeviceLinker, triple)...)
+	forwarded := append(append([]string(nil), d.opt.LinkerArgs...), deviceValues(d.opt.DeviceLinker, triple, d.rel().DeviceValuesByArch())...)
 	if d.opt.Verbose {
 		cmd := append(append([]string{"sycl-linker"}, o.Inputs...), "--triple="+triple, "--arch="+arch, "-o", img, "-v")
 		if d.opt.SaveTemps {

@@ -43,7 +43,7 @@ func TestSYCLOptions(t *testing.T) {
 			if opt.SaveTemps {
 				argv = append(argv, "--save-temps")
 			}
-			argv = append(append(argv, opt.LinkerArgs...), deviceValues(opt.DeviceLinker, "spirv64-unknown-unknown")...)
+			argv = append(append(argv, opt.LinkerArgs...), deviceValues(opt.DeviceLinker, "spirv64-unknown-unknown", true)...)
 			want, err := sycldev.ParseArgs(argv)
 			require.NoError(t, err)
 			assert.Equal(t, want, o)
