@@ -127,6 +127,12 @@ func rewriteSymbols(f *elfFile, e Edit, removed []bool, newIdx []int, byOld []*e
 			if sec > 0 {
 				ns = newIdx[sec]
 			}
+			if ns < 0 {
+				// Only the null symbol (0), never dropped, can name a
+				// removed section; it names none now. Written as -1 it
+				// read back as SHN_XINDEX (found by FuzzRewrite).
+				ns = 0
+			}
 			if x {
 				nx = app32(bo, nx, uint32(ns))
 			} else {

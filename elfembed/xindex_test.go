@@ -3,6 +3,7 @@ package elfembed
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,4 +60,28 @@ func itoa(i int) string {
 			return string(b[n:])
 		}
 	}
+}
+
+// TestNullSymbolNamesRemovedSection: a null symbol whose st_shndx names a
+// removed section is written with SHN_UNDEF. It was written as uint16(-1),
+// which is SHN_XINDEX, and the output no longer rewrote (FuzzRewrite, in
+// CI).
+func TestNullSymbolNamesRemovedSection(t *testing.T) {
+	in, err := os.ReadFile("testdata/hello-x86_64-linux-gnu.o")
+	require.NoError(t, err)
+	o, err := Parse(in)
+	require.NoError(t, err)
+	sym, com := o.Section(".symtab"), o.Section(".note.GNU-stack")
+	require.NotNil(t, sym)
+	require.NotNil(t, com)
+	in = append([]byte{}, in...)
+	o.ByteOrder.PutUint16(in[sym.Offset+6:], uint16(com.Index)) // symbol 0's st_shndx
+	var out bytes.Buffer
+	require.NoError(t, Rewrite(&out, in, Edit{Remove: []string{".note.GNU-stack"}}))
+	o2, err := Parse(out.Bytes())
+	require.NoError(t, err)
+	s2 := o2.Section(".symtab")
+	require.NotNil(t, s2)
+	require.Equal(t, uint16(0), o2.ByteOrder.Uint16(s2.Data[6:]), "symbol 0's section index")
+	require.NoError(t, Rewrite(io.Discard, out.Bytes(), Edit{}))
 }
