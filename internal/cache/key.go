@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Key identifies one device-link job. It is the SHA-256 of a canonical,
@@ -238,9 +239,9 @@ func checkLogicalName(name string, seen map[string]bool) error {
 
 // validName reports whether name may be used as a logical file name: a
 // non-empty, clean, relative slash-separated path without "..", which is
-// also what REAPI requires of output paths.
+// also what REAPI requires of output paths (protobuf strings, so UTF-8).
 func validName(name string) error {
-	if name == "" || len(name) > 1024 || strings.ContainsRune(name, 0) || strings.Contains(name, "\\") ||
+	if name == "" || len(name) > 1024 || !utf8.ValidString(name) || strings.ContainsRune(name, 0) || strings.Contains(name, "\\") ||
 		!filepath.IsLocal(name) || filepath.ToSlash(filepath.Clean(name)) != name {
 		return fmt.Errorf("%.80q: invalid logical name", name)
 	}

@@ -3,12 +3,16 @@ package cache
 import (
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
+
+	repb "github.com/bazelbuild/remote-apis/build/bazel/remote/execution/v2"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // ErrCorrupt is wrapped by errors about cache contents that fail a format,
@@ -119,123 +123,44 @@ func (m *manifest) file(name string) (manifestFile, bool) {
 	return manifestFile{}, false
 }
 
-// Protobuf wire types.
-const (
-	wireVarint = 0
-	wireI64    = 1
-	wireLen    = 2
-	wireI32    = 5
-)
-
-func appendTag(b []byte, field, wire int) []byte {
-	return binary.AppendUvarint(b, uint64(field)<<3|uint64(wire))
-}
-
-func appendBytesField(b []byte, field int, v []byte) []byte {
-	b = appendTag(b, field, wireLen)
-	b = binary.AppendUvarint(b, uint64(len(v)))
-	return append(b, v...)
-}
-
 // marshal encodes the ActionResult: the body, then the metadata that
-// carries the binding.
+// carries the binding. proto.Marshal writes a message's fields in field
+// number order, so the encoding is the body's bytes followed by field 9.
 func (m *manifest) marshal() []byte {
 	w := worker
 	if m.Key != (Key{}) {
 		w += " key=" + m.Key.String() + " mac=" + hex.EncodeToString(m.MAC[:])
 	}
-	return appendBytesField(m.marshalBody(), 9, appendBytesField(nil, 1, []byte(w)))
+	ar := m.actionResult()
+	ar.ExecutionMetadata = &repb.ExecutedActionMetadata{Worker: w}
+	return mustMarshal(ar)
 }
 
-// marshalBody encodes output_files, stdout_raw and stderr_raw.
-func (m *manifest) marshalBody() []byte {
-	var b []byte
+// marshalBody encodes output_files, stdout_raw and stderr_raw: the bytes
+// the MAC covers.
+func (m *manifest) marshalBody() []byte { return mustMarshal(m.actionResult()) }
+
+// actionResult is m as an REAPI ActionResult, without execution_metadata.
+func (m *manifest) actionResult() *repb.ActionResult {
+	ar := &repb.ActionResult{StdoutRaw: m.Stdout, StderrRaw: m.Stderr}
 	for _, f := range m.Files {
-		var d []byte
-		d = appendBytesField(d, 1, []byte(hex.EncodeToString(f.Hash[:])))
-		if f.Size != 0 {
-			d = appendTag(d, 2, wireVarint)
-			d = binary.AppendUvarint(d, uint64(f.Size))
-		}
-		var of []byte
-		of = appendBytesField(of, 1, []byte(f.Name))
-		of = appendBytesField(of, 2, d)
-		if f.Executable {
-			of = appendTag(of, 4, wireVarint)
-			of = append(of, 1)
-		}
-		b = appendBytesField(b, 2, of)
+		ar.OutputFiles = append(ar.OutputFiles, &repb.OutputFile{
+			Path:         f.Name,
+			Digest:       &repb.Digest{Hash: hex.EncodeToString(f.Hash[:]), SizeBytes: f.Size},
+			IsExecutable: f.Executable,
+		})
 	}
-	if len(m.Stdout) > 0 {
-		b = appendBytesField(b, 5, m.Stdout)
-	}
-	if len(m.Stderr) > 0 {
-		b = appendBytesField(b, 7, m.Stderr)
+	return ar
+}
+
+// mustMarshal encodes a message this package built. Marshal fails only on
+// a string that is not UTF-8, and validName admits no such file name.
+func mustMarshal(msg proto.Message) []byte {
+	b, err := proto.Marshal(msg)
+	if err != nil {
+		panic(fmt.Sprintf("cache: encoding a manifest: %v", err))
 	}
 	return b
-}
-
-// pbField is one decoded protobuf field.
-type pbField struct {
-	num  int
-	wire int
-	val  uint64 // varint, i64 and i32 values
-	data []byte // length-delimited value
-}
-
-// pbFields decodes one message level, bounds-checking every length, and
-// calls fn for each field. A field whose number is in wires must have the
-// wire type given there, else decoding stops with an error before fn
-// sees it.
-func pbFields(b []byte, wires map[int]int, fn func(f pbField) error) error {
-	for off := 0; off < len(b); {
-		tag, n := binary.Uvarint(b[off:])
-		if n <= 0 {
-			return fmt.Errorf("bad tag at offset %d", off)
-		}
-		off += n
-		f := pbField{num: int(tag >> 3), wire: int(tag & 7)}
-		if tag>>3 == 0 || tag>>3 > 1<<29 {
-			return fmt.Errorf("bad field number at offset %d", off-n)
-		}
-		switch f.wire {
-		case wireVarint:
-			f.val, n = binary.Uvarint(b[off:])
-			if n <= 0 {
-				return fmt.Errorf("bad varint at offset %d", off)
-			}
-			off += n
-		case wireI64:
-			if len(b)-off < 8 {
-				return fmt.Errorf("truncated fixed64 at offset %d", off)
-			}
-			f.val = binary.LittleEndian.Uint64(b[off:])
-			off += 8
-		case wireI32:
-			if len(b)-off < 4 {
-				return fmt.Errorf("truncated fixed32 at offset %d", off)
-			}
-			f.val = uint64(binary.LittleEndian.Uint32(b[off:]))
-			off += 4
-		case wireLen:
-			l, n := binary.Uvarint(b[off:])
-			if n <= 0 || l > uint64(len(b)-off-n) {
-				return fmt.Errorf("bad length at offset %d", off)
-			}
-			off += n
-			f.data = b[off : off+int(l)]
-			off += int(l)
-		default:
-			return fmt.Errorf("unsupported wire type %d at offset %d", f.wire, off-1)
-		}
-		if w, ok := wires[f.num]; ok && f.wire != w {
-			return fmt.Errorf("field %d: wire type %d, want %d", f.num, f.wire, w)
-		}
-		if err := fn(f); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // unmarshalManifest decodes and validates a manifest. Every error wraps
@@ -254,56 +179,123 @@ func decodeManifest(b []byte) (*manifest, error) {
 	if len(b) > maxManifestSize {
 		return nil, fmt.Errorf("%d bytes exceeds limit", len(b))
 	}
-	m := &manifest{}
-	seen := make(map[string]bool)
-	// ActionResult: 2 output_files, 4 exit_code, 5 stdout_raw, 7 stderr_raw,
-	// 9 execution_metadata.
-	err := pbFields(b, map[int]int{2: wireLen, 4: wireVarint, 5: wireLen, 7: wireLen, 9: wireLen}, func(f pbField) error {
-		switch f.num {
-		case 2:
-			if len(m.Files) >= maxFiles {
-				return errors.New("too many output files")
-			}
-			of, err := decodeOutputFile(f.data)
-			if err != nil {
-				return fmt.Errorf("output file %d: %w", len(m.Files), err)
-			}
-			if seen[of.Name] {
-				return fmt.Errorf("duplicate output file %q", of.Name)
-			}
-			seen[of.Name] = true
-			m.Files = append(m.Files, of)
-		case 3, 6, 8, 10, 11, 12:
-			return fmt.Errorf("unsupported ActionResult field %d", f.num)
-		case 4:
-			if f.val != 0 {
-				return fmt.Errorf("exit code %d", int32(f.val))
-			}
-		case 5, 7:
-			if len(f.data) > maxInlineOutput {
-				return fmt.Errorf("field %d: %d bytes of tool output exceeds the %d-byte limit", f.num, len(f.data), maxInlineOutput)
-			}
-			if f.num == 5 {
-				m.Stdout = append([]byte(nil), f.data...)
-			} else {
-				m.Stderr = append([]byte(nil), f.data...)
-			}
-		case 9:
-			// ExecutedActionMetadata: 1 worker.
-			return pbFields(f.data, map[int]int{1: wireLen}, func(g pbField) error {
-				if g.num != 1 {
-					return nil
-				}
-				return parseWorker(string(g.data), m)
-			})
-		}
-		return nil
-	})
-	if err != nil {
+	var ar repb.ActionResult
+	if err := (proto.UnmarshalOptions{DiscardUnknown: false}).Unmarshal(b, &ar); err != nil {
 		return nil, err
+	}
+	return manifestOf(&ar)
+}
+
+// manifestOf validates an ActionResult (decoded from the local store, an
+// HTTP remote or a gRPC server) and converts it.
+func manifestOf(ar *repb.ActionResult) (*manifest, error) {
+	if err := wireTypes(ar.ProtoReflect()); err != nil {
+		return nil, err
+	}
+	switch {
+	case len(ar.OutputDirectories) > 0:
+		return nil, errors.New("unsupported ActionResult field 3")
+	case ar.StdoutDigest != nil:
+		return nil, errors.New("unsupported ActionResult field 6")
+	case ar.StderrDigest != nil:
+		return nil, errors.New("unsupported ActionResult field 8")
+	case len(ar.OutputFileSymlinks) > 0:
+		return nil, errors.New("unsupported ActionResult field 10")
+	case len(ar.OutputDirectorySymlinks) > 0:
+		return nil, errors.New("unsupported ActionResult field 11")
+	case len(ar.OutputSymlinks) > 0:
+		return nil, errors.New("unsupported ActionResult field 12")
+	case ar.ExitCode != 0:
+		return nil, fmt.Errorf("exit code %d", ar.ExitCode)
+	case len(ar.OutputFiles) > maxFiles:
+		return nil, errors.New("too many output files")
+	}
+	m := &manifest{}
+	for _, out := range [...]struct {
+		num int
+		src []byte
+		dst *[]byte
+	}{{5, ar.StdoutRaw, &m.Stdout}, {7, ar.StderrRaw, &m.Stderr}} {
+		if len(out.src) > maxInlineOutput {
+			return nil, fmt.Errorf("field %d: %d bytes of tool output exceeds the %d-byte limit", out.num, len(out.src), maxInlineOutput)
+		}
+		if len(out.src) > 0 {
+			*out.dst = out.src
+		}
+	}
+	seen := make(map[string]bool, len(ar.OutputFiles))
+	for i, f := range ar.OutputFiles {
+		of, err := outputFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("output file %d: %w", i, err)
+		}
+		if seen[of.Name] {
+			return nil, fmt.Errorf("duplicate output file %q", of.Name)
+		}
+		seen[of.Name] = true
+		m.Files = append(m.Files, of)
+	}
+	if md := ar.ExecutionMetadata; md != nil {
+		if err := parseWorker(md.Worker, m); err != nil {
+			return nil, err
+		}
 	}
 	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Name < m.Files[j].Name })
 	return m, nil
+}
+
+// wireTypes rejects a field that the message declares but that arrived
+// with another wire type (proto.Unmarshal keeps such a field as unknown),
+// in the ActionResult and the messages of it that a manifest reads.
+func wireTypes(msg protoreflect.Message) error {
+	fields := msg.Descriptor().Fields()
+	for b := msg.GetUnknown(); len(b) > 0; {
+		num, typ, n := protowire.ConsumeField(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		if fd := fields.ByNumber(num); fd != nil {
+			return fmt.Errorf("field %d: wire type %d, want %d", num, typ, wireType(fd))
+		}
+		b = b[n:]
+	}
+	var err error
+	msg.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.Message() == nil {
+			return true
+		}
+		switch fd.Message().FullName() {
+		case "build.bazel.remote.execution.v2.OutputFile",
+			"build.bazel.remote.execution.v2.Digest",
+			"build.bazel.remote.execution.v2.ExecutedActionMetadata":
+		default:
+			return true
+		}
+		if fd.IsList() {
+			for i := 0; i < v.List().Len() && err == nil; i++ {
+				if err = wireTypes(v.List().Get(i).Message()); err != nil {
+					err = fmt.Errorf("output file %d: %w", i, err)
+				}
+			}
+		} else {
+			err = wireTypes(v.Message())
+		}
+		return err == nil
+	})
+	return err
+}
+
+// wireType is the wire type a (non-packed) field is encoded with.
+func wireType(fd protoreflect.FieldDescriptor) protowire.Type {
+	switch fd.Kind() {
+	case protoreflect.MessageKind, protoreflect.GroupKind, protoreflect.BytesKind, protoreflect.StringKind:
+		return protowire.BytesType
+	case protoreflect.Fixed64Kind, protoreflect.Sfixed64Kind, protoreflect.DoubleKind:
+		return protowire.Fixed64Type
+	case protoreflect.Fixed32Kind, protoreflect.Sfixed32Kind, protoreflect.FloatKind:
+		return protowire.Fixed32Type
+	}
+	return protowire.VarintType
 }
 
 // parseWorker reads the binding from ExecutedActionMetadata.worker. A
@@ -328,61 +320,28 @@ func parseWorker(w string, m *manifest) error {
 	return nil
 }
 
-func decodeOutputFile(b []byte) (manifestFile, error) {
-	var of manifestFile
-	var haveDigest bool
-	// OutputFile: 1 path, 2 digest, 4 is_executable, 5 contents.
-	err := pbFields(b, map[int]int{1: wireLen, 2: wireLen, 4: wireVarint}, func(f pbField) error {
-		switch f.num {
-		case 1:
-			of.Name = string(f.data)
-		case 2:
-			haveDigest = true
-			return decodeDigest(f.data, &of)
-		case 4:
-			of.Executable = f.val != 0
-		case 5:
-			if len(f.data) > 0 {
-				return errors.New("inline contents are not supported")
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return of, err
+func outputFile(f *repb.OutputFile) (manifestFile, error) {
+	of := manifestFile{Name: f.Path, Executable: f.IsExecutable}
+	if len(f.Contents) > 0 {
+		return of, errors.New("inline contents are not supported")
 	}
 	if err := validName(of.Name); err != nil {
 		return of, err
 	}
-	if !haveDigest {
+	d := f.Digest
+	switch {
+	case d == nil:
 		return of, fmt.Errorf("%q: no digest", of.Name)
+	case d.Hash == "":
+		return of, errors.New("digest without hash")
+	case len(d.Hash) != 64:
+		return of, fmt.Errorf("digest hash %.80q: want 64 hex digits", d.Hash)
+	case d.SizeBytes < 0:
+		return of, fmt.Errorf("digest size %d", d.SizeBytes)
 	}
+	if _, err := hex.Decode(of.Hash[:], []byte(d.Hash)); err != nil {
+		return of, fmt.Errorf("digest hash %.80q: %v", d.Hash, err)
+	}
+	of.Size = d.SizeBytes
 	return of, nil
-}
-
-func decodeDigest(b []byte, of *manifestFile) error {
-	var haveHash bool
-	// Digest: 1 hash, 2 size_bytes.
-	err := pbFields(b, map[int]int{1: wireLen, 2: wireVarint}, func(f pbField) error {
-		switch f.num {
-		case 1:
-			if len(f.data) != 64 {
-				return fmt.Errorf("digest hash %.80q: want 64 hex digits", f.data)
-			}
-			if _, err := hex.Decode(of.Hash[:], f.data); err != nil {
-				return fmt.Errorf("digest hash %.80q: %v", f.data, err)
-			}
-			haveHash = true
-		case 2:
-			if int64(f.val) < 0 {
-				return fmt.Errorf("digest size %d", int64(f.val))
-			}
-			of.Size = int64(f.val)
-		}
-		return nil
-	})
-	if err == nil && !haveHash {
-		err = errors.New("digest without hash")
-	}
-	return err
 }

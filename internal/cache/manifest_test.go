@@ -10,7 +10,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/encoding/protowire"
 )
+
+// appendBytesField appends a length-delimited protobuf field, for building
+// hostile encodings by hand.
+func appendBytesField(b []byte, field int, v []byte) []byte {
+	return protowire.AppendBytes(protowire.AppendTag(b, protowire.Number(field), protowire.BytesType), v)
+}
 
 func sampleManifest() *manifest {
 	return &manifest{
