@@ -158,6 +158,10 @@ type ClosureOptions struct {
 	// NoSeeds leaves out the non-discardable global variables that are
 	// otherwise copied into every part.
 	NoSeeds bool
+	// Stop, when set, names the globals a part declares rather than
+	// defines: the walk takes only what their declaration needs (the
+	// types, and a function's header), not their bodies or initializers.
+	Stop func(int32) bool
 }
 
 // Extractor computes closures. It reuses its work arrays (a visited stamp
@@ -263,6 +267,14 @@ func (x *Extractor) Closure(entries []int32) *Closure {
 			i := x.gstack[len(x.gstack)-1]
 			x.gstack = x.gstack[:len(x.gstack)-1]
 			h := &m.Globals[i]
+			if x.opts.Stop != nil && !h.Decl && x.opts.Stop(i) {
+				r := Refs{Types: h.Refs.Types}
+				if h.Kind == Function {
+					r = m.headerRefs(h)
+				}
+				x.visitRefs(&r, c)
+				continue
+			}
 			if x.g.vf[i] {
 				if declVF {
 					c.Decls = append(c.Decls, i)

@@ -63,6 +63,16 @@ type Lib struct {
 	getErrorMessage             func(err uintptr) *byte
 	disposeErrorMessage         func(*byte)
 	parseCommandLineOptions     func(argc int32, argv **byte, overview string)
+	getFirstFunction            func(m uintptr) uintptr
+	getNextFunction             func(v uintptr) uintptr
+	getFirstGlobal              func(m uintptr) uintptr
+	getNextGlobal               func(v uintptr) uintptr
+	isDeclaration               func(v uintptr) int32
+	getLinkage                  func(v uintptr) int32
+	setLinkage                  func(v uintptr, l int32)
+	getVisibility               func(v uintptr) int32
+	setVisibility               func(v uintptr, vis int32)
+	getValueName2               func(v uintptr, n *uintptr) *byte
 }
 
 // rtldDeepbind is glibc's RTLD_DEEPBIND: the library's own symbols (and
@@ -153,6 +163,16 @@ func Open(path string) (*Lib, error) {
 		{&l.getErrorMessage, "LLVMGetErrorMessage"},
 		{&l.disposeErrorMessage, "LLVMDisposeErrorMessage"},
 		{&l.parseCommandLineOptions, "LLVMParseCommandLineOptions"},
+		{&l.getFirstFunction, "LLVMGetFirstFunction"},
+		{&l.getNextFunction, "LLVMGetNextFunction"},
+		{&l.getFirstGlobal, "LLVMGetFirstGlobal"},
+		{&l.getNextGlobal, "LLVMGetNextGlobal"},
+		{&l.isDeclaration, "LLVMIsDeclaration"},
+		{&l.getLinkage, "LLVMGetLinkage"},
+		{&l.setLinkage, "LLVMSetLinkage"},
+		{&l.getVisibility, "LLVMGetVisibility"},
+		{&l.setVisibility, "LLVMSetVisibility"},
+		{&l.getValueName2, "LLVMGetValueName2"},
 	} {
 		sym, err := purego.Dlsym(h, f.name)
 		if err != nil || sym == 0 {

@@ -25,6 +25,10 @@ const (
 	opLink     byte = 1 // mode ("dis"|"link"), ident, ll out, bc out, inputs... → ()
 	opAssemble byte = 2 // name, text → (bitcode)
 	opCodegen  byte = 3 // name, text, triple, cpu, features → (object)
+	opLTO      byte = 4 // triple, cpu, features, level, inputs... → (textual IR) (lto.go)
+	// opCodegenAt is opCodegen at an optimisation level, the sixth field
+	// ("0" to "3"), for targets other than SPIR-V (lto.go).
+	opCodegenAt byte = 5
 )
 
 const (

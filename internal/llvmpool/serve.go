@@ -244,7 +244,15 @@ func (s *server) handleIn(c *llvm.Context, op byte, f [][]byte) ([][]byte, error
 		}
 		return [][]byte{m.AppendBitcode(nil)}, nil
 	case op == opCodegen && len(f) == 5:
-		return s.codegen(c, string(f[0]), f[1], string(f[2]), string(f[3]), string(f[4]))
+		return s.codegen(c, string(f[0]), f[1], string(f[2]), string(f[3]), string(f[4]), llvm.OptDefault)
+	case op == opCodegenAt && len(f) == 6 && !spirvStatic(string(f[2])):
+		lvl, err := parseLevel(string(f[5]))
+		if err != nil {
+			return nil, err
+		}
+		return s.codegen(c, string(f[0]), f[1], string(f[2]), string(f[3]), string(f[4]), lvl)
+	case op == opLTO && len(f) >= 5:
+		return s.lto(c, string(f[0]), string(f[1]), string(f[2]), string(f[3]), f[4:])
 	}
 	return nil, fmt.Errorf("helper: bad request (op %d, %d fields)", op, len(f))
 }
@@ -357,7 +365,7 @@ func loadInput(c *llvm.Context, name string) (*llvm.Module, error) {
 
 // codegen is "llc -mtriple=<triple> [-mcpu=<cpu>] -filetype=obj": parse,
 // set the triple (normalised), verify, emit an object file.
-func (s *server) codegen(c *llvm.Context, name string, text []byte, triple, cpu, features string) ([][]byte, error) {
+func (s *server) codegen(c *llvm.Context, name string, text []byte, triple, cpu, features string, level llvm.CodeGenOptLevel) ([][]byte, error) {
 	m, err := c.ParseIR(name, text)
 	if err != nil {
 		return nil, err
@@ -372,7 +380,7 @@ func (s *server) codegen(c *llvm.Context, name string, text []byte, triple, cpu,
 	// one target machine per module, as llc has: the SPIR-V backend keeps
 	// module state (its global registry) in the subtargets a target
 	// machine caches, so a reused one points into freed contexts
-	tm, err := s.lib.NewTargetMachine(m.Target(), cpu, features, llvm.OptDefault)
+	tm, err := s.lib.NewTargetMachine(m.Target(), cpu, features, level)
 	if err != nil {
 		return nil, err
 	}

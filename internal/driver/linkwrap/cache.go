@@ -89,6 +89,11 @@ type linkJob struct {
 	temps []string   // intermediate files the steps create (e.g. cubins)
 	trace string     // time-trace scope name
 	libs  bool       // the command lines name host libraries (CPU targets)
+	// inproc, when set, makes the image in-process instead of running
+	// the steps (a partitioned link, partition.go); errWhole from it runs
+	// them after all. extra is added to the key.
+	inproc func(ctx context.Context) error
+	extra  [][2]string
 }
 
 // openCache enables the device-link cache when a directory is configured.
@@ -290,7 +295,7 @@ func (d *driver) jobKey(ctx context.Context, j *linkJob) (key cache.Key, ok bool
 			reads[i][0] = kind + ":" + roots.path(p)
 		}
 	}
-	cmd.Extra = reads
+	cmd.Extra = append(reads, j.extra...)
 	sort.Strings(cmd.Env)
 	k, err := cmd.Key()
 	if err != nil {
@@ -350,7 +355,18 @@ func (d *driver) runJob(ctx context.Context, j *linkJob) (string, error) {
 	}
 	sp := d.on(j.g).Open(phase.Spec{Event: j.trace})
 	defer sp.End()
+	whole := j.inproc == nil
+	if !whole {
+		err := j.inproc(ctx)
+		if err != nil && !errors.Is(err, errWhole) {
+			return "", err
+		}
+		whole = err != nil
+	}
 	for _, argv := range j.steps {
+		if !whole {
+			break
+		}
 		if err := d.runner.Run(ctx, &run.Cmd{Args: argv, Stdout: w, Stderr: w}); err != nil {
 			return "", timedOut(err, "device link for "+groupName(j.g.key)+" of "+inputNames(j.g))
 		}

@@ -85,6 +85,12 @@ type driver struct {
 	tools      *run.Toolchain  // tools.go
 	inputMajor int             // LLVM release that produced the inputs (0: unknown)
 	profile    release.Profile // the release this link behaves as (release.go)
+
+	// partitioned device links (partition.go)
+	parts    partStats
+	poolOnce sync.Once
+	pool     *llvmpool.Pool
+	poolErr  error
 }
 
 func (d *driver) getenv(k string) string { return d.env.Getenv(k) }
@@ -166,6 +172,11 @@ func Run(ctx context.Context, envp *Env, o Options) (err error) {
 	d.inflate = d.maxInflated()
 	d.openCache()
 	defer d.cache.Close()
+	defer func() {
+		if d.pool != nil {
+			d.pool.Close()
+		}
+	}()
 	sp := d.span("Execute linker wrapper", "total")
 	err = d.run(ctx)
 	sp.End()
@@ -508,6 +519,14 @@ func (d *driver) linkGroup(ctx context.Context, g *group) ([]linkedImage, error)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if n, level, why := d.partitionPlan(g); n > 0 {
+		// the same link in parts (partition.go); the whole link's
+		// command stays the key, marked, and the fallback
+		job.extra = [][2]string{{"device-partitions", strconv.Itoa(n)}}
+		job.inproc = func(ctx context.Context) error { return d.partitionedLink(ctx, job, n, level) }
+	} else if why != "" {
+		d.partNote(g, "not partitioned: %s", why)
 	}
 	outcome, err := d.runJob(ctx, job)
 	sp.Note(outcome)

@@ -89,6 +89,7 @@ const (
 	optCacheTimeout         optable.ID = "cache_timeout"
 	optCacheSecretFile      optable.ID = "cache_secret_file"
 	optCacheSharedGroup     optable.ID = "cache_shared_group"
+	optDevicePartitions     optable.ID = "device_partitions"
 	optCacheToolCheck       optable.ID = "cache_tool_check"
 	optNoCache              optable.ID = "no_cache"
 	optMaxInflated          optable.ID = "max_inflated"
@@ -189,6 +190,7 @@ var optionList = append(optable.HelpOptions(d2), []optable.Option{
 	{ID: optCacheRemoteReadOnly, Prefixes: d2, Name: "cache-remote-read-only", Kind: optable.Flag, Flags: WrapperOnly, Extension: true, Help: "Read from the remote cache but never upload (default: $OFFLOAD_KIT_CACHE_REMOTE_READ_ONLY=1)"},
 	{ID: optCacheTimeout, Prefixes: d2, Name: "cache-timeout=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "<duration>", Help: "Give up on the remote cache after this long without progress (connect, answer, or between bytes; default 5s)"},
 	{ID: optCacheSecretFile, Prefixes: d2, Name: "cache-secret-file=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "<file>", Help: "Authenticate cache entries with the secret in <file>; only holders of it can write entries others accept (default: $OFFLOAD_KIT_CACHE_SECRET_FILE)"},
+	{ID: optDevicePartitions, Prefixes: d2, Name: "device-partitions=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "<N|auto>", Help: "Generate the code of AMDGPU LTO device links in N parts (auto: 8), in parallel, each cached on its own (default: $OFFLOAD_KIT_DEVICE_PARTITIONS; 1 = whole; see docs/partitions.md)"},
 	{ID: optCacheSharedGroup, Prefixes: d2, Name: "cache-shared-group=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "<group>", Help: "Accept a --cache-dir shared by <group> (name or number): group-owned, setgid, mode 2770; every member can write entries all trust (default: $OFFLOAD_KIT_CACHE_SHARED_GROUP)"},
 	{ID: optCacheToolCheck, Prefixes: d2, Name: "cache-tool-check=", Kind: optable.Joined, Flags: WrapperOnly, Extension: true, MetaVar: "content|stat", Help: "Identify tools in cache keys by their contents (default) or by path, size and modification time"},
 	{ID: optNoCache, Prefixes: d2, Name: "no-cache", Kind: optable.Flag, Flags: WrapperOnly, Extension: true, Help: "Do not use the device-link cache"},
@@ -284,7 +286,10 @@ type Options struct {
 	CacheTimeout        time.Duration
 	CacheSecretFile     string
 	CacheSharedGroup    string
-	CacheToolStat       bool
+	// DevicePartitions is --device-partitions: 0 or 1 link device code
+	// whole, AutoPartitions picks the count (partition.go).
+	DevicePartitions int
+	CacheToolStat    bool
 	// Summary prints the phase table and cache statistics at exit
 	// (--wrapper-verbose; cmd/ also sets it for OFFLOAD_KIT_VERBOSE=1).
 	Summary bool
@@ -455,6 +460,12 @@ func ParseArgs(args []string) (*Options, error) {
 			o.CacheTimeout = d
 		case optCacheSecretFile:
 			o.CacheSecretFile = v
+		case optDevicePartitions:
+			n, err := ParsePartitions(v)
+			if err != nil {
+				return nil, fmt.Errorf("--device-partitions=%s: %v", v, err)
+			}
+			o.DevicePartitions = n
 		case optCacheSharedGroup:
 			if v == "" {
 				return nil, fmt.Errorf("--cache-shared-group=: expected a group name or number")
@@ -525,6 +536,7 @@ func ParseArgs(args []string) (*Options, error) {
 //	OFFLOAD_KIT_CACHE_REMOTE_HEADER     --cache-remote-header (one NAME:VALUE)
 //	OFFLOAD_KIT_CACHE_REMOTE_READ_ONLY=1 --cache-remote-read-only
 //	OFFLOAD_KIT_CACHE_SECRET_FILE       --cache-secret-file
+//	OFFLOAD_KIT_DEVICE_PARTITIONS       --device-partitions
 //	OFFLOAD_KIT_VERBOSE=1        phase summary and cache statistics at exit
 func (o *Options) ApplyEnv(env *driverenv.Env) error {
 	getenv := env.Getenv
@@ -552,6 +564,13 @@ func (o *Options) ApplyEnv(env *driverenv.Env) error {
 	}
 	if o.CacheSecretFile == "" {
 		o.CacheSecretFile = getenv("OFFLOAD_KIT_CACHE_SECRET_FILE")
+	}
+	if v := getenv("OFFLOAD_KIT_DEVICE_PARTITIONS"); v != "" && o.DevicePartitions == 0 {
+		n, err := ParsePartitions(v)
+		if err != nil {
+			return fmt.Errorf("OFFLOAD_KIT_DEVICE_PARTITIONS=%s: %v", v, err)
+		}
+		o.DevicePartitions = n
 	}
 	if env.VerboseSet() {
 		o.Summary = true
