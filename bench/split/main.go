@@ -162,7 +162,9 @@ func runChild(bc, llvm string, jobs int, modulesOnly bool) error {
 	}
 	o.Jobs = jobs
 	o.NoPropFiles, o.NoSymFiles = modulesOnly, modulesOnly
-	env := &sycldev.Env{Env: driverenv.Env{Stdout: os.Stdout, Stderr: os.Stderr, Runner: run.Exec{}}, ToolDirs: []string{llvm}, PathList: os.Getenv("PATH")}
+	path := llvm + string(os.PathListSeparator) + os.Getenv("PATH") // LLVM's tools before PATH's
+	env := &sycldev.Env{Env: driverenv.Env{Stdout: os.Stdout, Stderr: os.Stderr, Runner: run.Exec{},
+		LookupEnv: func(k string) (string, bool) { return path, k == "PATH" }}}
 	if err := sycldev.Run(context.Background(), env, *o); err != nil {
 		return err
 	}

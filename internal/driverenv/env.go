@@ -120,6 +120,19 @@ func Stem(p string) string {
 	return name
 }
 
+// LookPath finds the program name in the environment's $PATH
+// (run.FindProgram): a name with a '/' is itself when executable. It is
+// the one PATH lookup of programs outside a Toolchain (bundler's zstd,
+// sycldev's tools when it is given no Toolchain).
+func (e *Env) LookPath(name string) (string, bool) {
+	return run.FindProgram(name, nil, e.Getenv("PATH"))
+}
+
+// TempRoot is the directory private temporary directories are made in:
+// the environment's $TMPDIR ("" when unset, which workdir and os.MkdirTemp
+// take as os.TempDir()).
+func (e *Env) TempRoot() string { return e.Getenv("TMPDIR") }
+
 // CPUs is NumCPU, or runtime.NumCPU when it is not set.
 func (e *Env) CPUs() int {
 	if e.NumCPU > 0 {

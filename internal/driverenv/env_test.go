@@ -1,6 +1,8 @@
 package driverenv
 
 import (
+	"os"
+	"path/filepath"
 	"runtime"
 	"testing"
 )
@@ -89,5 +91,35 @@ func TestStem(t *testing.T) {
 		if got := Stem(tc.path); got != tc.want {
 			t.Errorf("Stem(%q) = %q, want %q", tc.path, got, tc.want)
 		}
+	}
+}
+
+func TestLookPathTempRoot(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "tool")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := &Env{LookupEnv: FromGetenv(func(k string) string {
+		switch k {
+		case "PATH":
+			return "/nonexistent" + string(os.PathListSeparator) + dir
+		case "TMPDIR":
+			return "/scratch"
+		}
+		return ""
+	})}
+	if p, ok := e.LookPath("tool"); p != prog || !ok {
+		t.Errorf("LookPath(tool) = %q %v, want %q", p, ok, prog)
+	}
+	if p, ok := e.LookPath("missing"); ok {
+		t.Errorf("LookPath(missing) = %q", p)
+	}
+	if e.TempRoot() != "/scratch" {
+		t.Errorf("TempRoot() = %q", e.TempRoot())
+	}
+	// the zero Env has no PATH and no TMPDIR (workdir then uses os.TempDir())
+	if _, ok := (&Env{}).LookPath("tool"); ok || (&Env{}).TempRoot() != "" {
+		t.Error("zero Env: LookPath found a program or TempRoot is set")
 	}
 }

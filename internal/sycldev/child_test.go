@@ -37,10 +37,15 @@ func linkWith(t *testing.T, pool *llvmpool.Pool, dirs []string, vars map[string]
 	o, err := ParseArgs(append([]string{"--triple=spirv64", "-o", out}, args...))
 	require.NoError(t, err)
 	var so, se bytes.Buffer
+	// the tools of dirs, then LLVM's, then /usr/bin
+	path := strings.Join(append(append(dirs[:len(dirs):len(dirs)], llvmBin), "/usr/bin"), string(os.PathListSeparator))
 	env := &Env{Env: driverenv.Env{Stdout: &so, Stderr: &se, NumCPU: 2, LookupEnv: func(k string) (string, bool) {
+		if k == "PATH" {
+			return path, true
+		}
 		v, ok := vars[k]
 		return v, ok
-	}, Runner: run.Exec{}}, ToolDirs: append(dirs, llvmBin), PathList: "/usr/bin"}
+	}, Runner: run.Exec{}}}
 	if pool != nil {
 		env.LLVM = pool
 	}

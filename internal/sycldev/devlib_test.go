@@ -239,7 +239,7 @@ func TestDeviceLibsSkippedLikeReference(t *testing.T) {
 	o, err := ParseArgs(append([]string{"--print-linked-module"}, append(args, "-o", filepath.Join(dir, "our.out"))...))
 	require.NoError(t, err)
 	var out, errb bytes.Buffer
-	env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}}, ToolDirs: []string{llvmBin}, TempRoot: dir}
+	env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}, LookupEnv: envVars("PATH", llvmBin, "TMPDIR", dir)}}
 	require.NoError(t, Run(context.Background(), env, *o), errb.String())
 
 	assert.Equal(t, []string{"fn0", "fn3", "fn5"}, definedFns(refOut), "reference")
@@ -281,7 +281,7 @@ func TestDeviceLibErrorsLikeReference(t *testing.T) {
 			o, perr := ParseArgs(append(args, "-o", filepath.Join(dir, "our.out")))
 			require.NoError(t, perr)
 			var out, errb bytes.Buffer
-			env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}}, ToolDirs: []string{llvmBin}, TempRoot: dir}
+			env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}, LookupEnv: envVars("PATH", llvmBin, "TMPDIR", dir)}}
 			ourErr := Run(context.Background(), env, *o)
 			if tc.ref == "" {
 				require.NoError(t, err, refErr)

@@ -57,7 +57,7 @@ define i32 @hostfn(i32 %x) {
 			o, err := ParseArgs([]string{"--triple=spirv64", "-o", filepath.Join(t.TempDir(), "dev.out"), k, x})
 			require.NoError(t, err)
 			var so, se bytes.Buffer
-			env := &Env{Env: driverenv.Env{Stdout: &so, Stderr: &se, NumCPU: 2, Runner: run.Exec{}}, ToolDirs: []string{llvmBin}, PathList: "/usr/bin"}
+			env := &Env{Env: driverenv.Env{Stdout: &so, Stderr: &se, NumCPU: 2, Runner: run.Exec{}, LookupEnv: envVars("PATH", llvmBin+":/usr/bin")}}
 			if mode.pool != nil {
 				env.LLVM = mode.pool
 			}

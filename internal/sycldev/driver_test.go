@@ -64,7 +64,20 @@ func compile(t *testing.T, dir, name, src string) string {
 
 func testEnv() (*Env, *bytes.Buffer, *bytes.Buffer) {
 	var out, errb bytes.Buffer
-	return &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}}, ToolDirs: []string{llvmBin}, PathList: os.Getenv("PATH")}, &out, &errb
+	return &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{},
+		LookupEnv: envVars("PATH", llvmBin+string(os.PathListSeparator)+os.Getenv("PATH"))}}, &out, &errb
+}
+
+// envVars is a LookupEnv of the variables kv (name, value, ...).
+func envVars(kv ...string) func(string) (string, bool) {
+	vars := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		vars[kv[i]] = kv[i+1]
+	}
+	return func(k string) (string, bool) {
+		v, ok := vars[k]
+		return v, ok
+	}
 }
 
 func link(t *testing.T, args ...string) (error, string) {
@@ -214,7 +227,7 @@ func TestDryRunAOT(t *testing.T) {
 	out2 := filepath.Join(dir, "dev2.out")
 	o, _ := ParseArgs([]string{"--triple=spirv64", "--arch=intel_gpu_pvc", "-o", out2, a})
 	env, _, _ := testEnv()
-	env.PathList = "/nonexistent"
+	env.LookupEnv = envVars("PATH", llvmBin+":/nonexistent")
 	err = Run(context.Background(), env, *o)
 	if assert.Error(t, err) {
 		assert.Contains(t, err.Error(), "ocloc: tool not found")
@@ -249,7 +262,7 @@ func TestErrors(t *testing.T) {
 	// missing tool
 	o, _ := ParseArgs([]string{"--triple=spirv64", "-o", filepath.Join(dir, "o"), bc})
 	env, _, _ := testEnv()
-	env.ToolDirs, env.PathList = nil, dir
+	env.LookupEnv = envVars("PATH", dir)
 	err := Run(context.Background(), env, *o)
 	if assert.Error(t, err) {
 		assert.Contains(t, err.Error(), "llvm-dis: tool not found (searched PATH)")

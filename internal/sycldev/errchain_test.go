@@ -33,7 +33,8 @@ func TestErrorChains(t *testing.T) {
 		o, err := ParseArgs(args)
 		require.NoError(t, err)
 		var out, errb bytes.Buffer
-		env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: r}, ToolDirs: []string{filepath.Join(dir, "bin")}, TempRoot: dir}
+		env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: r,
+			LookupEnv: envVars("PATH", filepath.Join(dir, "bin"), "TMPDIR", dir)}}
 		return Run(ctx, env, *o)
 	}
 

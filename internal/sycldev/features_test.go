@@ -36,7 +36,7 @@ func runLinker(t *testing.T, args ...string) (string, error) {
 	o, err := ParseArgs(args)
 	require.NoError(t, err)
 	var out, errb bytes.Buffer
-	env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}}, ToolDirs: []string{llvmBin}}
+	env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}, LookupEnv: envVars("PATH", llvmBin)}}
 	err = Run(context.Background(), env, *o)
 	return errb.String(), err
 }
@@ -109,7 +109,7 @@ func TestLinkESIMD(t *testing.T) {
 	o, err := ParseArgs([]string{"--triple=spirv64", "-o", filepath.Join(dir, "dev.out"), fixture(t, dir, "esimd", "")})
 	require.NoError(t, err)
 	var out, errb bytes.Buffer
-	env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}}, ToolDirs: []string{llvmBin}}
+	env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}, LookupEnv: envVars("PATH", llvmBin)}}
 	imgs, err := Link(context.Background(), env, *o)
 	require.NoError(t, err, errb.String())
 	require.Len(t, imgs, 2)

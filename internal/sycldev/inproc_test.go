@@ -75,7 +75,7 @@ func runBoth(t *testing.T, args ...string) (child, inproc string, childLog, inpr
 		o, err := ParseArgs(append(a, "-v"))
 		require.NoError(t, err)
 		var out, errb bytes.Buffer
-		env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}}, ToolDirs: []string{llvmBin}, PathList: "/usr/bin", LLVM: pool}
+		env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}, LookupEnv: envVars("PATH", llvmBin+":/usr/bin")}, LLVM: pool}
 		require.NoError(t, Run(context.Background(), env, *o), errb.String())
 		return dir, errb.String()
 	}
@@ -170,7 +170,7 @@ func TestInProcessSPIRV(t *testing.T) {
 		o, err := ParseArgs([]string{"--triple=spirv64", "--print-linked-module", "--save-temps", "-o", filepath.Join(t.TempDir(), "dev.out"), a, b})
 		require.NoError(t, err)
 		var out, errb bytes.Buffer
-		env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}}, ToolDirs: []string{llvmBin}, PathList: "/usr/bin", LLVM: pool}
+		env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}, LookupEnv: envVars("PATH", llvmBin+":/usr/bin")}, LLVM: pool}
 		require.NoError(t, Run(context.Background(), env, *o), errb.String())
 		outs = append(outs, strings.ReplaceAll(out.String(), filepath.Dir(o.Output), "OUT"))
 		pool.Close()
@@ -193,7 +193,7 @@ func TestInProcessDisabled(t *testing.T) {
 		o, err := ParseArgs([]string{"--triple=spirv64", "-v", "-o", filepath.Join(dir, "dev.out"), a})
 		require.NoError(t, err)
 		var out, errb bytes.Buffer
-		env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}}, ToolDirs: []string{llvmBin}, PathList: "/usr/bin", LLVM: pool}
+		env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}, LookupEnv: envVars("PATH", llvmBin+":/usr/bin")}, LLVM: pool}
 		require.NoError(t, Run(context.Background(), env, *o), errb.String())
 		assert.Contains(t, errb.String(), "sycl-linker: LLVM runs as child processes: "+why)
 		assert.Contains(t, errb.String(), llvmBin+"/llc\"")
@@ -213,7 +213,7 @@ func TestInProcessErrors(t *testing.T) {
 		o, err := ParseArgs(args)
 		require.NoError(t, err)
 		var out, errb bytes.Buffer
-		env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}}, ToolDirs: []string{llvmBin}, PathList: "/usr/bin", LLVM: pool}
+		env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}, LookupEnv: envVars("PATH", llvmBin+":/usr/bin")}, LLVM: pool}
 		return Run(context.Background(), env, *o)
 	}
 	bc := readBytes(t, a)

@@ -27,18 +27,16 @@ import (
 // Env is what the driver may touch outside its options.
 type Env struct {
 	// Env: Stdout, Stderr, NumCPU (the default for -j; runtime.NumCPU
-	// when 0) and Phases (the -v summary; nil records nothing).
+	// when 0), Phases (the -v summary; nil records nothing), the
+	// environment ($OFFLOAD_KIT_LLVM_TIMEOUT; $TMPDIR, the parent of the
+	// private temporary directory: Env.TempRoot; $PATH: Env.LookPath).
 	// Its Runner runs the LLVM tools (llvm-link, llvm-dis, llvm-as, llc,
 	// spirv-val) and the AOT compilers (ocloc, opencl-aot).
 	driverenv.Env
 	// Tools, when set, chooses the programs (the LLVM ones from the link's
-	// LLVM installation, run.Toolchain); otherwise ToolDirs are searched
-	// before the PATH-style PathList.
-	Tools    *run.Toolchain
-	ToolDirs []string
-	PathList string
-	// TempRoot is the parent of the private temporary directory.
-	TempRoot string
+	// LLVM installation, run.Toolchain); otherwise they are looked up in
+	// the environment's $PATH (driverenv.Env.LookPath).
+	Tools *run.Toolchain
 	// LLVM runs the LLVM steps in-process (inproc.go) when it can serve;
 	// nil, or a pool that cannot start, means LLVM's programs run as child
 	// processes. The caller closes it.
@@ -205,7 +203,7 @@ func start(ctx context.Context, o *Options, env *Env, finish func(*driver, []*pa
 	if o.Verbose || o.DryRun {
 		d.aot = &run.Printer{Runner: runner, W: env.Stderr, DryRun: o.DryRun}
 	}
-	d.work = workdir.New(workdir.Options{SaveTemps: o.SaveTemps, KeepDir: filepath.Dir(o.Output), TempRoot: env.TempRoot})
+	d.work = workdir.New(workdir.Options{SaveTemps: o.SaveTemps, KeepDir: filepath.Dir(o.Output), TempRoot: env.TempRoot()})
 	defer d.work.Close()
 	return d.unspill(d.run(ctx, finish))
 }
@@ -218,14 +216,10 @@ func (d *driver) tool(ctx context.Context, name string) (string, error) {
 		}
 		return c.Path, nil
 	}
-	if p, ok := run.FindProgram(name, d.env.ToolDirs, d.env.PathList); ok {
+	if p, ok := d.env.LookPath(name); ok {
 		return p, nil
 	}
-	where := "PATH"
-	if len(d.env.ToolDirs) > 0 {
-		where = strings.Join(d.env.ToolDirs, ", ") + " and PATH"
-	}
-	return "", fileErr(name, "tool not found (searched %s)", where)
+	return "", fileErr(name, "tool not found (searched PATH)")
 }
 
 // exec runs the program name with args through r. file names the step's

@@ -58,7 +58,7 @@ func TestLinkImages(t *testing.T) {
 	}), errb.String())
 	o, err := ParseArgs([]string{"--triple=spirv64", "--module-split-mode=kernel", "-o", filepath.Join(dir, "dev.out"), bc})
 	require.NoError(t, err)
-	env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}}, ToolDirs: []string{llvmBin}}
+	env := &Env{Env: driverenv.Env{Stdout: &out, Stderr: &errb, NumCPU: 2, Runner: run.Exec{}, LookupEnv: envVars("PATH", llvmBin)}}
 	imgs, err := Link(context.Background(), env, *o)
 	require.NoError(t, err, errb.String())
 	require.Len(t, imgs, 2)

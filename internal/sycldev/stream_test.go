@@ -50,7 +50,7 @@ func TestStreamInputs(t *testing.T) {
 		o, err := ParseArgs([]string{"--triple=spirv64", "-o", out, input})
 		require.NoError(t, err)
 		var so, se bytes.Buffer
-		env := &Env{Env: driverenv.Env{Stdout: &so, Stderr: &se, NumCPU: 2, Runner: run.Exec{}}, ToolDirs: []string{llvmBin}, PathList: "/usr/bin"}
+		env := &Env{Env: driverenv.Env{Stdout: &so, Stderr: &se, NumCPU: 2, Runner: run.Exec{}, LookupEnv: envVars("PATH", llvmBin+":/usr/bin")}}
 		if p != nil {
 			env.LLVM = p
 		}

@@ -109,8 +109,7 @@ func (c *config) bundle(env *Env) error {
 // matching stream as the reference writes (multithreaded from 17), without
 // a content checksum.
 func (c *config) externalZstd(env *Env) func(io.Writer, io.Reader, int64, int) error {
-	path, _ := env.Lookup("PATH")
-	prog, ok := run.FindProgram("zstd", nil, path)
+	prog, ok := env.LookPath("zstd")
 	if !ok {
 		return nil
 	}
