@@ -20,7 +20,7 @@
 // removes and renames sections and renames symbols; everything else
 // (symbols, relocations, groups, string tables) is kept. Embed is the case
 // clang's -fembed-offload-object produces; bundle objects are
-// Rewrite with SHT_PROGBITS/SHF_EXCLUDE (ELF) or COFFBundleFlags (COFF)
+// Rewrite with SHT_PROGBITS/SHF_EXCLUDE (ELF) or readonly,exclude (COFF)
 // sections; the linker wrapper's -r edit is Remove + RenameSection +
 // RenameSymbol. Added payloads are streamed from an io.ReaderAt and never
 // buffered whole; the output is deterministic.

@@ -339,7 +339,7 @@ func TestCOFFBundleMatchesObjcopy(t *testing.T) {
 	runTool(t, "", objcopy, "--add-section="+name+"="+filepath.Join(dir, "host.bin"),
 		"--set-section-flags="+name+"=readonly,exclude", "--", "testdata/hello-x86_64-pc-windows-msvc.o", want)
 	got := writeTemp(t, dir, "got.o", rewriteBytes(t, readFile(t, "hello-x86_64-pc-windows-msvc.o"), Edit{Add: []NewSection{
-		{Name: name, Flags: COFFBundleFlags, Data: bytes.NewReader([]byte{0}), Size: 1},
+		{Name: name, Flags: coffBundleFlags, Data: bytes.NewReader([]byte{0}), Size: 1},
 	}}))
 	desc := func(p string) string {
 		s := runTool(t, "", ro, "--sections", p)

@@ -30,11 +30,11 @@ const (
 	// .llvm.offloading: IMAGE_SCN_ALIGN_8BYTES | IMAGE_SCN_LNK_REMOVE |
 	// IMAGE_SCN_MEM_DISCARDABLE.
 	COFFOffloadingFlags = 0x02400800
-	// COFFBundleFlags are the Characteristics llvm-objcopy gives a COFF
+	// coffBundleFlags are the Characteristics llvm-objcopy gives a COFF
 	// section for --set-section-flags=<s>=readonly,exclude:
 	// IMAGE_SCN_MEM_READ | IMAGE_SCN_LNK_REMOVE. (ELF flag values must not
 	// be passed for COFF hosts: 0x80000000 is IMAGE_SCN_MEM_WRITE there.)
-	COFFBundleFlags = 0x40000800
+	coffBundleFlags = 0x40000800
 )
 
 // ELF flags as the uint64 that Section.Flags and NewSection.Flags hold

@@ -175,8 +175,8 @@ func arm64ECDemangled(n string) (string, bool) {
 	return a + b, true
 }
 
-// COFFImportTypeName names an import type as llvm-readobj does.
-func COFFImportTypeName(t uint8) string {
+// coffImportTypeName names an import type as llvm-readobj does.
+func coffImportTypeName(t uint8) string {
 	switch t {
 	case COFFImportCode:
 		return "code"

@@ -43,9 +43,9 @@ func (b *Bundle) Lookup(id string) (Entry, bool) {
 	return Entry{}, false
 }
 
-// IDs returns the distinct entry IDs in the order the reference's
+// ids returns the distinct entry IDs in the order the reference's
 // -list prints them (llvm::StringMap bucket order).
-func (b *Bundle) IDs() []string {
+func (b *Bundle) ids() []string {
 	ids := make([]string, len(b.Entries))
 	for i, e := range b.Entries {
 		ids[i] = e.ID

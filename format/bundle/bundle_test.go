@@ -138,11 +138,11 @@ func TestNormalizeID(t *testing.T) {
 		"openmp-armv7-unknown-linux-gnueabihf":  "openmp-armv7-unknown-linux-gnueabihf-",
 		"hip-amdgcn-amd-amdhsa--gfx90a:xnack+":  "hip-amdgcn-amd-amdhsa--gfx90a:xnack+",
 	} {
-		got, ok := NormalizeID(in)
+		got, ok := normalizeID(in)
 		assert.True(t, ok, in)
 		assert.Equal(t, want, got, in)
 	}
-	_, ok := NormalizeID("hip-amdgcn")
+	_, ok := normalizeID("hip-amdgcn")
 	assert.False(t, ok)
 }
 
@@ -181,7 +181,7 @@ func TestCCOBRoundTrip(t *testing.T) {
 		blob, h, err := Compress(nil, src, o)
 		require.NoError(t, err)
 		assert.Equal(t, uint64(len(blob)), h.TotalFileSize)
-		assert.Equal(t, TruncatedMD5(src), h.Hash)
+		assert.Equal(t, truncatedMD5(src), h.Hash)
 		d, err := Decompress(blob, Limits{})
 		require.NoError(t, err, "%+v", o)
 		assert.Equal(t, src, d.Data)
@@ -230,7 +230,7 @@ func TestCCOBVersion1(t *testing.T) {
 	src := []byte("version one bundle")
 	v3, _, err := Compress(nil, src, CompressOptions{Zlib: true})
 	require.NoError(t, err)
-	h := Header{Version: 1, Method: Zlib, UncompressedSize: uint64(len(src)), Hash: TruncatedMD5(src)}
+	h := Header{Version: 1, Method: Zlib, UncompressedSize: uint64(len(src)), Hash: truncatedMD5(src)}
 	v1 := append(h.AppendHeader(nil), v3[32:]...)
 	d, err := Decompress(v1, Limits{})
 	require.NoError(t, err)
@@ -277,7 +277,7 @@ func TestFixtures(t *testing.T) {
 	require.NoError(t, err)
 	b, err := Parse(raw)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"hip-amdgcn-amd-amdhsa--gfx90a", "host-x86_64-unknown-linux-gnu-"}, b.IDs())
+	assert.Equal(t, []string{"hip-amdgcn-amd-amdhsa--gfx90a", "host-x86_64-unknown-linux-gnu-"}, b.ids())
 	assert.Equal(t, "int host;\n", string(b.Entries[0].Data))
 	assert.Len(t, b.Entries[1].Data, 3000)
 

@@ -142,9 +142,9 @@ func (h Header) AppendHeader(dst []byte) []byte {
 	return le.AppendUint64(dst, h.Hash)
 }
 
-// TruncatedMD5 is the hash CCOB stores: MD5's first 8 bytes as a
+// truncatedMD5 is the hash CCOB stores: MD5's first 8 bytes as a
 // little-endian integer.
-func TruncatedMD5(data []byte) uint64 {
+func truncatedMD5(data []byte) uint64 {
 	s := md5.Sum(data)
 	return binary.LittleEndian.Uint64(s[:8])
 }

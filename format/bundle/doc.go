@@ -12,7 +12,7 @@
 //     Compress and CompressTo (streaming, parallel zstd frames);
 //   - several bundles back to back in one section: Scan, which finds each
 //     bundle's end from its own header and never searches for magic;
-//   - bundle entry IDs: ParseTarget, NormalizeID, Compatible (the
+//   - bundle entry IDs: ParseTarget, Target.String, Compatible (the
 //     reference's isCodeObjectCompatible), over format/triple's model of
 //     llvm::Triple and target IDs;
 //   - LLVMOrder/OrderedSet, which reproduce llvm::StringMap iteration

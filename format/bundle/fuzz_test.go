@@ -89,7 +89,7 @@ func FuzzCCOBHeader(f *testing.F) {
 			}
 			return
 		}
-		if uint64(len(d.Data)) != d.Header.UncompressedSize || TruncatedMD5(d.Data) != d.Header.Hash {
+		if uint64(len(d.Data)) != d.Header.UncompressedSize || truncatedMD5(d.Data) != d.Header.Hash {
 			t.Fatal("verified result does not match header")
 		}
 	})

@@ -70,8 +70,8 @@ func (t Target) String() string {
 	return t.Kind + "-" + tr + "-" + t.TargetID
 }
 
-// NormalizeID parses and re-serialises an ID; ok is false if it is malformed.
-func NormalizeID(s string) (string, bool) {
+// normalizeID parses and re-serialises an ID; ok is false if it is malformed.
+func normalizeID(s string) (string, bool) {
 	t, ok := ParseTarget(s)
 	if !ok {
 		return "", false

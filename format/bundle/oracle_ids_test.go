@@ -45,7 +45,7 @@ var unusualIDs = []string{
 
 // TestIDsLikeReference bundles each ID with clang-offload-bundler 22.1.8:
 // where it rejects the triple, ParseTarget finds no architecture; where it
-// writes the bundle, -list prints NormalizeID's spelling.
+// writes the bundle, -list prints normalizeID's spelling.
 func TestIDsLikeReference(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "h.i"), []byte("int h;\n"), 0o644))
@@ -65,7 +65,7 @@ func TestIDsLikeReference(t *testing.T) {
 		require.NoError(t, err, errs)
 		lines := strings.Fields(out)
 		require.Len(t, lines, 2, out)
-		got, _ := NormalizeID(id)
+		got, _ := normalizeID(id)
 		assert.Equal(t, lines[1], got, id)
 	}
 }
@@ -113,7 +113,7 @@ func TestCompatibleLikeReference(t *testing.T) {
 		require.NoError(t, err)
 		ref := strings.Contains(string(b), "int d;")
 		// The ID as written into the bundle, as the reference matches it.
-		written, _ := NormalizeID(p[0])
+		written, _ := normalizeID(p[0])
 		code, _ := ParseTarget(written)
 		want, _ := ParseTarget(p[1])
 		assert.Equal(t, ref, Compatible(code, want, false), "%s extracted for %s", p[0], p[1])

@@ -112,9 +112,9 @@ func (n *Node) List() []string {
 	return out
 }
 
-// SetList adds a list subnode key with one empty subnode per item
+// setList adds a list subnode key with one empty subnode per item
 // (AdaptiveCpp's set_as_list).
-func (n *Node) SetList(key string, items []string) (*Node, error) {
+func (n *Node) setList(key string, items []string) (*Node, error) {
 	l, err := n.AddChild(key)
 	if err != nil {
 		return nil, err

@@ -10,7 +10,7 @@
 //
 // # Version 1 (LLVM 22.1.8)
 //
-// AppendBinary, HeaderV1 and WriteV1 write exactly what OffloadBinary::write
+// AppendBinary and HeaderV1 write exactly what OffloadBinary::write
 // produces: a 32-byte header, one 40-byte entry at 32, 16-byte string
 // entries at 72, an ELF-kind StringTableBuilder table (tail merged), zero
 // padding to ImageOffset = align8, the image, and padding to Size = align8.

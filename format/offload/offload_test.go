@@ -115,12 +115,12 @@ func TestWriteV1Streams(t *testing.T) {
 		var buf bytes.Buffer
 		img2 := *img
 		img2.Image = []byte("ignored")
-		w, err := WriteV1(&buf, &img2, bytes.NewReader(payload), int64(n))
+		w, err := writeV1(&buf, &img2, bytes.NewReader(payload), int64(n))
 		require.NoError(t, err)
 		assert.Equal(t, int64(len(want)), w)
 		assert.Equal(t, want, buf.Bytes(), "n=%d", n)
 	}
-	_, err := WriteV1(&bytes.Buffer{}, img, strings.NewReader("ab"), 3)
+	_, err := writeV1(&bytes.Buffer{}, img, strings.NewReader("ab"), 3)
 	require.Error(t, err)
 }
 
@@ -320,7 +320,7 @@ func TestWriteV1Large(t *testing.T) {
 	const n = 32<<20 + 5
 	img := annotatedImage()
 	var w countWriter
-	got, err := WriteV1(&w, img, io.LimitReader(zeroReader{}, n), n)
+	got, err := writeV1(&w, img, io.LimitReader(zeroReader{}, n), n)
 	require.NoError(t, err)
 	hdr := HeaderV1(img, n)
 	assert.Equal(t, int64(len(hdr))+n+3, got)

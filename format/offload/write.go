@@ -113,11 +113,11 @@ func AppendBinaryImage(dst []byte, img *Image) (b []byte, imageOffset uint64) {
 	return appendZeros(dst, binio.Align(uint64(len(img.Image)), 8)-uint64(len(img.Image))), uint64(len(hdr))
 }
 
-// WriteV1 writes a version 1 binary whose image is payloadSize bytes read
+// writeV1 writes a version 1 binary whose image is payloadSize bytes read
 // from payload, without buffering the payload (img.Image is ignored). It
 // returns the number of bytes written. A payload shorter than payloadSize is
 // an error (io.ErrUnexpectedEOF).
-func WriteV1(w io.Writer, img *Image, payload io.Reader, payloadSize int64) (int64, error) {
+func writeV1(w io.Writer, img *Image, payload io.Reader, payloadSize int64) (int64, error) {
 	if payloadSize < 0 {
 		return 0, fmt.Errorf("offload: negative payload size %d", payloadSize)
 	}

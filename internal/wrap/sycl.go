@@ -29,13 +29,13 @@ type SYCLImage struct {
 	PropertySets syclprop.Sets
 }
 
-// SYCLImageFromBinary decodes the version-1 OffloadBinary that
+// syclImageFromBinary decodes the version-1 OffloadBinary that
 // clang-sycl-linker writes (strings triple, arch, symbols; symbols joined by
 // "\n") into a SYCLImage. The image bytes are not copied. The string
 // "properties" (intel's .prop text from our sycl-linker) is not decoded
 // here: the linker-wrapper parses it with syclprop.ParseText and sets
 // PropertySets.
-func SYCLImageFromBinary(b []byte) (SYCLImage, error) {
+func syclImageFromBinary(b []byte) (SYCLImage, error) {
 	if !bytes.HasPrefix(b, format.OffloadBinaryMagic) {
 		return SYCLImage{}, format.Errorf(0, format.ErrMagic, "not an offload binary")
 	}

@@ -240,7 +240,7 @@ func SYCLBlobFromBinaries(data []byte) ([]byte, error) {
 // LLVM main's single v2/v3 binary, compressed or not (a compressed v3 is
 // inflated: the images are slices of the inflated body). Kernel names are
 // read from "symbols" in either form (SYCLSymbols). The image bytes are not
-// copied; "properties" is left to the caller, as with SYCLImageFromBinary.
+// copied; "properties" is left to the caller, as with syclImageFromBinary.
 func SYCLImagesFromBinaries(data []byte) ([]SYCLImage, error) {
 	bins, err := offload.ParseAll(data, offload.ReadOptions{Align8: true})
 	if err != nil {

@@ -22,7 +22,7 @@ func TestSYCLRegistration(t *testing.T) {
 func testSYCLRegistration(t *testing.T, h hostEnv, src string) {
 	dir := t.TempDir()
 	bin := packV1(0, 8, []byte("\x03\x02\x23\x07 spirv module"), "triple", "spirv64-unknown-unknown", "arch", "", "symbols", "_ZTS6kernA\n_ZTS6kernB")
-	first, err := SYCLImageFromBinary(bin)
+	first, err := syclImageFromBinary(bin)
 	require.NoError(t, err)
 	assert.Equal(t, "spirv64-unknown-unknown", first.Triple)
 	assert.Equal(t, 2, len(first.Symbols))

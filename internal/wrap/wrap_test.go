@@ -89,17 +89,17 @@ func TestOpenMPBadImage(t *testing.T) {
 
 func TestSYCLImageFromBinary(t *testing.T) {
 	b := packV1(0, 8, []byte("spv"), "triple", "spirv64-unknown-unknown", "arch", "", "symbols", "a\nb\nc")
-	im, err := SYCLImageFromBinary(b)
+	im, err := syclImageFromBinary(b)
 	require.NoError(t, err)
 	assert.Equal(t, "spirv64-unknown-unknown", im.Triple)
 	assert.Equal(t, "spv", string(im.Image))
 	assert.Equal(t, 3, len(im.Symbols))
 	assert.Equal(t, "c", im.Symbols[2])
-	im, err = SYCLImageFromBinary(packV1(6, 8, nil, "symbols", ""))
+	im, err = syclImageFromBinary(packV1(6, 8, nil, "symbols", ""))
 	require.NoError(t, err)
 	assert.Equal(t, 0, len(im.Symbols))
 	assert.Equal(t, uint8(6), im.ImageKind)
-	if _, err := SYCLImageFromBinary([]byte("spv")); !errors.Is(err, format.ErrMagic) {
+	if _, err := syclImageFromBinary([]byte("spv")); !errors.Is(err, format.ErrMagic) {
 		t.Errorf("err = %v", err)
 	}
 	if _, err := SYCL(Options{Triple: hostTriple}, []SYCLImage{{Symbols: []string{"a\x00b"}}}); err == nil {
@@ -112,7 +112,7 @@ func FuzzSYCLImageFromBinary(f *testing.F) {
 	f.Add(packV1(0, 8, []byte("spv"), "triple", "spirv64", "symbols", "a\nb"))
 	f.Add(packV1(1, 1, []byte("ABC"), "triple", hostTriple, "arch", "generic"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		im, err := SYCLImageFromBinary(b)
+		im, err := syclImageFromBinary(b)
 		if err != nil && (im.Triple != "" || im.Image != nil || im.Symbols != nil) {
 			t.Fatalf("error with a result: %v", err)
 		}

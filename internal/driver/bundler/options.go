@@ -108,15 +108,15 @@ func bundlerOpts(prog, path string) *clopt.Set {
 	}
 }
 
-// ParseArgs parses a clang-offload-bundler command line (without argv[0]).
+// parseArgs parses a clang-offload-bundler command line (without argv[0]).
 // Command-line errors are *clopt.Error with LLVM's complete text. When
 // --help or --version ended parsing (the Result's Action), the error holds
 // only the messages of the arguments before it, and Options are not filled.
-func ParseArgs(argv0 string, args []string) (Options, *clopt.Result, error) {
+func parseArgs(argv0 string, args []string) (Options, *clopt.Result, error) {
 	return parseArgsAs(argv0, args, release.Default())
 }
 
-// parseArgsAs is ParseArgs with the options of the release prof's bundler
+// parseArgsAs is parseArgs with the options of the release prof's bundler
 // (bundlerOptsAs).
 func parseArgsAs(argv0 string, args []string, prof release.Profile) (Options, *clopt.Result, error) {
 	prog := driverenv.Stem(argv0)

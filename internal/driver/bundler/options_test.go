@@ -12,7 +12,7 @@ import (
 )
 
 func TestParseArgs(t *testing.T) {
-	o, _, err := ParseArgs("clang-offload-bundler", []string{"-type", "bc", "--targets=a-b-c-d-e,f-g-h-i-j", "-input=x", "-input", "y",
+	o, _, err := parseArgs("clang-offload-bundler", []string{"-type", "bc", "--targets=a-b-c-d-e,f-g-h-i-j", "-input=x", "-input", "y",
 		"-output=z", "-unbundle", "-compress=false", "-compression-level=7", "-bundle-align=4096", "-hip-openmp-compatible", "-verbose"})
 	require.NoError(t, err)
 	assert.Equal(t, "bc", o.Type)
@@ -29,9 +29,9 @@ func TestParseArgs(t *testing.T) {
 	require.NotNil(t, o.Verbose)
 	assert.True(t, *o.Verbose)
 
-	_, _, err = ParseArgs("clang-offload-bundler", []string{"-targets=x"})
+	_, _, err = parseArgs("clang-offload-bundler", []string{"-targets=x"})
 	assert.EqualError(t, err, "clang-offload-bundler: for the --type option: must be specified at least once!")
-	_, _, err = ParseArgs("clang-offload-bundler", []string{"-type=bc", "-bundle-align=-1"})
+	_, _, err = parseArgs("clang-offload-bundler", []string{"-type=bc", "-bundle-align=-1"})
 	assert.EqualError(t, err, "clang-offload-bundler: for the --bundle-align option: '-1' value invalid for uint argument!")
 }
 
