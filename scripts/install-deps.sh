@@ -169,6 +169,23 @@ if [ ! -f "$ROCRAND57/usr/lib/x86_64-linux-gnu/librocrand.so.1.1" ]; then
   $SUDO rm -rf "$ROCRAND57" && $SUDO mv "$ROCRAND57.tmp" "$ROCRAND57"
   rm -rf "$tmp"
 fi
+# BuildGrid 0.4.4 (PyPI; Apache-2.0), a REAPI server: internal/cache's TestBuildGrid runs
+# /opt/offload-kit/buildgrid-0.4.4/bin/bgd with an in-test config and shares cache entries
+# through its gRPC ActionCache, CAS and ByteStream services. A venv there, filled by pip
+# --require-hashes from scripts/buildgrid-requirements.txt (every wheel pinned by version and
+# sha256; CPython 3.11 x86_64 wheels, bookworm's python3). .installed marks a complete install.
+BGD=/opt/offload-kit/buildgrid-0.4.4
+if [ ! -f "$BGD/.installed" ]; then
+  echo "install-deps: installing BuildGrid 0.4.4 (sha256-pinned wheels) into $BGD"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  req="$(cd "$(dirname "$0")" && pwd)/buildgrid-requirements.txt"
+  python3 -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' ||
+    { echo "install-deps: error: BuildGrid's pinned wheels need python3 3.11"; exit 1; }
+  python3 -c 'import ensurepip, venv' 2>/dev/null || { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends python3-venv >/dev/null; }
+  $SUDO rm -rf "$BGD" && $SUDO python3 -m venv "$BGD"
+  $SUDO "$BGD/bin/pip" install -q --disable-pip-version-check --no-deps --only-binary=:all: --require-hashes -r "$req"
+  $SUDO chmod -R a+rX "$BGD" && $SUDO touch "$BGD/.installed"
+fi
 if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then export PATH=$PATH:/usr/local/go/bin; fi
 command -v go >/dev/null 2>&1 || { echo "install-deps: error: Go 1.26 is required (https://go.dev/dl)"; exit 1; }
 cd "$(dirname "$0")/.."

@@ -93,7 +93,7 @@ type Cache struct {
 	opt    Options
 	root   string // Dir/v1
 	group  *sharedGroup
-	remote *remote
+	remote remote
 	st     counters
 
 	mu        sync.Mutex
@@ -157,8 +157,8 @@ func Open(opt Options) (*Cache, error) {
 			return c, nil
 		}
 		c.remote = r
-		if r.plain {
-			c.warnf("cache: remote %s is plain http: anyone on the network path can read what is uploaded and answer lookups; use https", r.base)
+		if w := r.plainWarning(); w != "" {
+			c.warnf("%s", w)
 		}
 		c.checkRemoteDown()
 	}

@@ -18,13 +18,66 @@ import (
 	"time"
 )
 
-// remote is a client for the Bazel HTTP remote-cache protocol:
+// remote is what a Cache needs of a remote cache: an action cache of
+// serialised manifests (REAPI ActionResults) under keys, and a store of
+// blobs under their SHA-256. Two protocols implement it: the Bazel HTTP
+// protocol ([httpRemote]) and REAPI's gRPC services ([grpcRemote]).
+// Every method bounds its request with the progress watchdog (Timeout);
+// found is false for a miss, which is not an error.
+type remote interface {
+	// where names the remote in warnings and in the remote-down record:
+	// its URL without credentials.
+	where() string
+	// plainWarning is the warning for a remote reached without TLS ("" if
+	// it uses TLS).
+	plainWarning() string
+	// getAC writes the manifest stored under k to w, reading at most
+	// limit bytes (more is an error wrapping ErrCorrupt).
+	getAC(ctx context.Context, k Key, w io.Writer, limit int64) (found bool, n int64, err error)
+	// putAC stores the manifest data under k.
+	putAC(ctx context.Context, k Key, data []byte) error
+	// hasBlob reports whether the blob is present with that size.
+	hasBlob(ctx context.Context, sum [32]byte, size int64) (bool, error)
+	// getBlob writes the blob to w, reading at most size bytes.
+	getBlob(ctx context.Context, sum [32]byte, size int64, w io.Writer) (found bool, n int64, err error)
+	// putBlob uploads size bytes read from body as the blob sum.
+	putBlob(ctx context.Context, sum [32]byte, size int64, body io.Reader) error
+	close()
+}
+
+// newRemote returns the client for opt.Remote, chosen by its scheme.
+func newRemote(opt Options) (remote, error) {
+	u, err := url.Parse(opt.Remote)
+	if err != nil {
+		return nil, fmt.Errorf("cache: remote: %w", err)
+	}
+	for name, v := range opt.RemoteHeaders {
+		if !validHeader(name, v) {
+			return nil, fmt.Errorf("cache: remote header %.80q: want NAME:VALUE with a token name and no control characters", name)
+		}
+	}
+	switch u.Scheme {
+	case "grpc", "grpcs":
+		r, err := newGRPCRemote(opt, u)
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
+	r, err := newHTTPRemote(opt, u)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// httpRemote is a client for the Bazel HTTP remote-cache protocol:
 //
 //	GET|HEAD|PUT <base>/ac/<key hex>     serialised manifest (ActionResult)
 //	GET|HEAD|PUT <base>/cas/<sha256 hex> blob whose SHA-256 is the name
 //
 // GET answers 200 with the body or 404 for a miss; PUT answers 2xx.
-type remote struct {
+type httpRemote struct {
 	base      string // without trailing slash or credentials
 	user      string
 	pass      string
@@ -36,23 +89,14 @@ type remote struct {
 	transport *http.Transport
 }
 
-func newRemote(opt Options) (*remote, error) {
-	u, err := url.Parse(opt.Remote)
-	if err != nil {
-		return nil, fmt.Errorf("cache: remote: %w", err)
-	}
+func newHTTPRemote(opt Options, u *url.URL) (*httpRemote, error) {
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("cache: remote %q: want an http:// or https:// URL", opt.Remote)
+		return nil, fmt.Errorf("cache: remote %q: want an http://, https://, grpc:// or grpcs:// URL", opt.Remote)
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
 		return nil, fmt.Errorf("cache: remote %q: unexpected query or fragment", opt.Remote)
 	}
-	for name, v := range opt.RemoteHeaders {
-		if !validHeader(name, v) {
-			return nil, fmt.Errorf("cache: remote header %.80q: want NAME:VALUE with a token name and no control characters", name)
-		}
-	}
-	r := &remote{headers: opt.RemoteHeaders, plain: u.Scheme == "http", idle: opt.Timeout}
+	r := &httpRemote{headers: opt.RemoteHeaders, plain: u.Scheme == "http", idle: opt.Timeout}
 	if u.User != nil {
 		r.user = u.User.Username()
 		r.pass, _ = u.User.Password()
@@ -144,9 +188,38 @@ func cause(ctx context.Context, err error) error {
 	return err
 }
 
-func (r *remote) close() { r.transport.CloseIdleConnections() }
+func (r *httpRemote) close() { r.transport.CloseIdleConnections() }
 
-func (r *remote) newRequest(ctx context.Context, method, kind, name string, body io.Reader) (*http.Request, error) {
+func (r *httpRemote) where() string { return r.base }
+
+func (r *httpRemote) plainWarning() string {
+	if !r.plain {
+		return ""
+	}
+	return fmt.Sprintf("cache: remote %s is plain http: anyone on the network path can read what is uploaded and answer lookups; use https", r.base)
+}
+
+func (r *httpRemote) getAC(ctx context.Context, k Key, w io.Writer, limit int64) (bool, int64, error) {
+	return r.get(ctx, acDir, k.String(), w, limit)
+}
+
+func (r *httpRemote) putAC(ctx context.Context, k Key, data []byte) error {
+	return r.put(ctx, acDir, k.String(), bytes.NewReader(data), int64(len(data)))
+}
+
+func (r *httpRemote) hasBlob(ctx context.Context, sum [32]byte, size int64) (bool, error) {
+	return r.exists(ctx, casDir, hex.EncodeToString(sum[:]), size)
+}
+
+func (r *httpRemote) getBlob(ctx context.Context, sum [32]byte, size int64, w io.Writer) (bool, int64, error) {
+	return r.get(ctx, casDir, hex.EncodeToString(sum[:]), w, size)
+}
+
+func (r *httpRemote) putBlob(ctx context.Context, sum [32]byte, size int64, body io.Reader) error {
+	return r.put(ctx, casDir, hex.EncodeToString(sum[:]), body, size)
+}
+
+func (r *httpRemote) newRequest(ctx context.Context, method, kind, name string, body io.Reader) (*http.Request, error) {
 	req, err := http.NewRequestWithContext(ctx, method, r.base+"/"+kind+"/"+name, body)
 	if err != nil {
 		return nil, err
@@ -169,7 +242,7 @@ func (e *statusError) Error() string { return e.method + " " + e.url + ": " + e.
 
 // get fetches kind/name into w, reading at most limit bytes (more is an
 // error). found is false for a 404.
-func (r *remote) get(ctx context.Context, kind, name string, w io.Writer, limit int64) (found bool, n int64, err error) {
+func (r *httpRemote) get(ctx context.Context, kind, name string, w io.Writer, limit int64) (found bool, n int64, err error) {
 	ctx, wd, stop := withWatchdog(ctx, r.idle)
 	defer stop()
 	req, err := r.newRequest(ctx, http.MethodGet, kind, name, nil)
@@ -204,7 +277,7 @@ func (r *remote) get(ctx context.Context, kind, name string, w io.Writer, limit 
 
 // exists reports whether kind/name is present with the given size (HEAD
 // answers 200 and a matching or absent Content-Length).
-func (r *remote) exists(ctx context.Context, kind, name string, size int64) (bool, error) {
+func (r *httpRemote) exists(ctx context.Context, kind, name string, size int64) (bool, error) {
 	ctx, _, stop := withWatchdog(ctx, r.idle)
 	defer stop()
 	req, err := r.newRequest(ctx, http.MethodHead, kind, name, nil)
@@ -226,7 +299,7 @@ func (r *remote) exists(ctx context.Context, kind, name string, size int64) (boo
 }
 
 // put uploads size bytes from body to kind/name.
-func (r *remote) put(ctx context.Context, kind, name string, body io.Reader, size int64) error {
+func (r *httpRemote) put(ctx context.Context, kind, name string, body io.Reader, size int64) error {
 	ctx, wd, stop := withWatchdog(ctx, r.idle)
 	defer stop()
 	req, err := r.newRequest(ctx, http.MethodPut, kind, name, &progressReader{body, wd})
@@ -258,7 +331,7 @@ func (c *Cache) upload(ctx context.Context, k Key, m *manifest, data []byte) err
 	for _, f := range m.Files {
 		name := hex.EncodeToString(f.Hash[:])
 		if f.Size > 0 && !c.isBadRemote(f.Hash) {
-			if ok, err := r.exists(ctx, casDir, name, f.Size); err == nil && ok {
+			if ok, err := r.hasBlob(ctx, f.Hash, f.Size); err == nil && ok {
 				continue
 			}
 		}
@@ -266,7 +339,7 @@ func (c *Cache) upload(ctx context.Context, k Key, m *manifest, data []byte) err
 		if err != nil {
 			return fmt.Errorf("blob %s: %w", name, err)
 		}
-		err = r.put(ctx, casDir, name, in, f.Size)
+		err = r.putBlob(ctx, f.Hash, f.Size, in)
 		in.Close()
 		if err != nil {
 			return err
@@ -274,7 +347,7 @@ func (c *Cache) upload(ctx context.Context, k Key, m *manifest, data []byte) err
 		c.st.uploaded.Add(f.Size)
 		c.setBadRemote(f.Hash, false)
 	}
-	if err := r.put(ctx, acDir, k.String(), bytes.NewReader(data), int64(len(data))); err != nil {
+	if err := r.putAC(ctx, k, data); err != nil {
 		return err
 	}
 	c.st.uploaded.Add(int64(len(data)))
@@ -290,7 +363,7 @@ func (c *Cache) upload(ctx context.Context, k Key, m *manifest, data []byte) err
 func (c *Cache) fetch(ctx context.Context, k Key, outputs map[string]string) bool {
 	r := c.remote
 	var buf bytes.Buffer
-	found, n, err := r.get(ctx, acDir, k.String(), &buf, maxManifestSize)
+	found, n, err := r.getAC(ctx, k, &buf, maxManifestSize)
 	c.st.downloaded.Add(n)
 	if err == nil && !found {
 		return false
@@ -364,7 +437,7 @@ func (c *Cache) downloadBlob(ctx context.Context, f manifestFile, final string) 
 	var found bool
 	var n int64
 	if f.Size > 0 { // REAPI: the empty blob is always present
-		found, n, err = c.remote.get(ctx, casDir, name, io.MultiWriter(tmp.Writer(), h), f.Size)
+		found, n, err = c.remote.getBlob(ctx, f.Hash, f.Size, io.MultiWriter(tmp.Writer(), h))
 		c.st.downloaded.Add(n)
 	} else {
 		found = true
@@ -419,9 +492,9 @@ func (c *Cache) markRemoteDown() {
 	if c.remote == nil || !c.remoteDown.CompareAndSwap(false, true) {
 		return
 	}
-	c.warnf("cache: remote %s failed; not using it for %v (recorded in %s)", c.remote.base, c.opt.RemoteRetry, filepath.Join(c.root, remoteDownFile))
+	c.warnf("cache: remote %s failed; not using it for %v (recorded in %s)", c.remote.where(), c.opt.RemoteRetry, filepath.Join(c.root, remoteDownFile))
 	p := filepath.Join(c.root, remoteDownFile)
-	if err := c.writeFile(context.Background(), p, []byte(c.remote.base+"\n")); err == nil {
+	if err := c.writeFile(context.Background(), p, []byte(c.remote.where()+"\n")); err == nil {
 		now := c.opt.Now()
 		_ = os.Chtimes(p, now, now)
 	}
@@ -439,7 +512,7 @@ func (c *Cache) checkRemoteDown() {
 	if age < 0 || age >= c.opt.RemoteRetry {
 		return
 	}
-	if data, err := os.ReadFile(p); err == nil && strings.TrimSuffix(string(data), "\n") == c.remote.base {
+	if data, err := os.ReadFile(p); err == nil && strings.TrimSuffix(string(data), "\n") == c.remote.where() {
 		c.remoteDown.Store(true)
 	}
 }

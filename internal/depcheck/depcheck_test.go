@@ -171,6 +171,9 @@ func TestEffectRules(t *testing.T) {
 				t.Errorf("%s imports purego: only internal/llvm may (it makes a binary dynamically linked)", f.path)
 			case strings.HasPrefix(im, "github.com/klauspost/") && f.pkg != "format/bundle" && f.pkg != "format/offload" && f.pkg != "internal/zstdpipe":
 				t.Errorf("%s imports klauspost: only format/bundle, format/offload (v3 bodies) and internal/zstdpipe (huff0) may", f.path)
+			case (strings.HasPrefix(im, "google.golang.org/grpc") || strings.HasPrefix(im, "github.com/bazelbuild/remote-apis") ||
+				strings.HasPrefix(im, "google.golang.org/genproto") || strings.HasPrefix(im, "google.golang.org/protobuf")) && f.pkg != "internal/cache":
+				t.Errorf("%s imports %s: only internal/cache may (the REAPI remote cache and its manifests)", f.path, im)
 			}
 		}
 		if strings.Contains(f.src, "os.Exit(") && !(strings.HasPrefix(f.pkg, "cmd/") && strings.HasSuffix(f.path, "main.go")) {

@@ -398,7 +398,7 @@ func TestDeviceLinkCacheBadRemote(t *testing.T) {
 		inv := invoke(t, dir, countingHandler(&links), "--linker-path=/usr/bin/ld", "--clang-path="+clang, "--cache-dir="+cacheDir,
 			"--cache-remote=ftp://cache.example/", "--wrapper-verbose", "-o", "$D/app", "$D/lib_main.o")
 		require.NoError(t, inv.err, inv.stderr.String())
-		assert.Contains(t, inv.stderr.String(), `linker-wrapper: warning: cache: remote "ftp://cache.example/": want an http:// or https:// URL; using the local cache only`)
+		assert.Contains(t, inv.stderr.String(), `linker-wrapper: warning: cache: remote "ftp://cache.example/": want an http://, https://, grpc:// or grpcs:// URL; using the local cache only`)
 		assert.Contains(t, inv.stderr.String(), want, "link %d", i)
 	}
 	assert.Equal(t, int32(1), links.Load())
