@@ -26,7 +26,7 @@ func realMain(argv0 string, args []string, stdin io.Reader, stdout, stderr io.Wr
 		return llvmpool.Serve(argv, stdin, stdout)
 	}
 	env := cli.ProcessEnv(nil, stdout, stderr, tool)
-	llvmpool.Prespawn(env.Getenv("OFFLOAD_KIT_LLVM"))
+	llvmpool.Prespawn(env.Getenv("OFFLOAD_KIT_LLVM"), env.Getenv)
 	return runMain(args, &env)
 }
 
@@ -42,7 +42,7 @@ func runMain(args []string, env *driverenv.Env) int {
 	tools := env.Toolchain(env.Runner)
 	// LLVM in-process (helper processes of this executable) unless
 	// $OFFLOAD_KIT_LLVM=process; $OFFLOAD_KIT_LLVM=<path> names the libLLVM
-	llvm := llvmpool.New(llvmpool.Config{Mode: env.Getenv("OFFLOAD_KIT_LLVM"), Tools: tools})
+	llvm := llvmpool.New(llvmpool.Config{Mode: env.Getenv("OFFLOAD_KIT_LLVM"), Tools: tools, Getenv: env.Getenv})
 	defer llvm.Close()
 	senv := &sycldev.Env{Env: *env, Tools: tools, LLVM: llvm}
 	root := newRootCmd(senv, nil)

@@ -108,7 +108,9 @@ func Open(path string) (*Lib, error) {
 	flags := purego.RTLD_NOW | purego.RTLD_LOCAL | rtldDeepbind
 	if os.Getenv("LD_PRELOAD") != "" {
 		// a preloaded allocator (or sanitizer) must stay in front of
-		// libLLVM's lookups, or memory would cross allocators
+		// libLLVM's lookups, or memory would cross allocators. This
+		// process's own LD_PRELOAD, which the loader read, not a driver's
+		// environment: it tells what the loader preloaded
 		flags &^= rtldDeepbind
 	}
 	h, err := purego.Dlopen(path, flags)

@@ -39,10 +39,15 @@ var early struct {
 // release run.LLVMMajor looked for as Start looks for it without a
 // Toolchain (mode, $OFFLOAD_KIT_LLVM, as Config.Mode). A tool calls it
 // first thing in main, after IsHelper. It does nothing when mode is
-// "process" or when called again.
-func Prespawn(mode string) {
+// "process" or when called again. getenv reads the tool's environment
+// (driverenv.Env.Getenv; nil: os.Getenv) for the helper's start timeout,
+// $OFFLOAD_KIT_LLVM_TIMEOUT, as Config.Getenv does.
+func Prespawn(mode string, getenv func(string) string) {
 	if mode == "process" {
 		return
+	}
+	if getenv == nil {
+		getenv = os.Getenv
 	}
 	early.mu.Lock()
 	defer early.mu.Unlock()
@@ -67,7 +72,7 @@ func Prespawn(mode string) {
 			if discarded {
 				p.Kill()
 			}
-		}, earlyTimeout())
+		}, earlyTimeout(getenv))
 		if err != nil {
 			return
 		}
@@ -76,9 +81,9 @@ func Prespawn(mode string) {
 }
 
 // earlyTimeout is the prespawned helper's start timeout: the pool's
-// default, as $OFFLOAD_KIT_LLVM_TIMEOUT sets it.
-func earlyTimeout() time.Duration {
-	d, err := ParseTimeout(os.Getenv("OFFLOAD_KIT_LLVM_TIMEOUT"))
+// default, as $OFFLOAD_KIT_LLVM_TIMEOUT (read through getenv) sets it.
+func earlyTimeout(getenv func(string) string) time.Duration {
+	d, err := ParseTimeout(getenv("OFFLOAD_KIT_LLVM_TIMEOUT"))
 	if err != nil {
 		return DefaultTimeout
 	}

@@ -33,7 +33,7 @@ func resetEarly(t *testing.T) {
 func TestPrespawnAdopted(t *testing.T) {
 	resetEarly(t)
 	_, a, b := files(t)
-	Prespawn("")
+	Prespawn("", nil)
 	p := New(Config{Helpers: 1})
 	require.NoError(t, p.Start(context.Background()))
 	<-early.done
@@ -65,7 +65,7 @@ func TestPrespawnAdopted(t *testing.T) {
 // and a Close without Start ends it too.
 func TestPrespawnDiscarded(t *testing.T) {
 	resetEarly(t)
-	Prespawn("")
+	Prespawn("", nil)
 	p := New(Config{Mode: "/nonexistent/libLLVM.so.22.1", Helpers: 1})
 	require.NoError(t, p.Start(context.Background()), "the soname still serves")
 	require.NotNil(t, early.h)
@@ -84,7 +84,7 @@ func TestPrespawnDiscarded(t *testing.T) {
 
 func TestPrespawnClosedUnused(t *testing.T) {
 	resetEarly(t)
-	Prespawn("")
+	Prespawn("", nil)
 	p := New(Config{})
 	start := time.Now()
 	require.NoError(t, p.Close())
@@ -101,7 +101,7 @@ func TestPrespawnClosedUnused(t *testing.T) {
 
 func TestPrespawnProcessMode(t *testing.T) {
 	resetEarly(t)
-	Prespawn("process") // $OFFLOAD_KIT_LLVM=process: nothing starts
+	Prespawn("process", nil) // $OFFLOAD_KIT_LLVM=process: nothing starts
 	assert.False(t, early.on)
 }
 

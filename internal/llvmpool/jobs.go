@@ -3,7 +3,6 @@ package llvmpool
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -129,10 +128,11 @@ func (p *Pool) jobSlot(ctx context.Context, idle chan *helper) (release func(), 
 }
 
 // jobserverFromEnv is Config.Limiter's default: make's jobserver from
-// $MAKEFLAGS, unless $OFFLOAD_KIT_LLVM_JOBSERVER=0.
-func jobserverFromEnv() run.Limiter {
-	if os.Getenv("OFFLOAD_KIT_LLVM_JOBSERVER") == "0" {
+// $MAKEFLAGS, unless $OFFLOAD_KIT_LLVM_JOBSERVER=0, both read through
+// getenv (Config.Getenv).
+func jobserverFromEnv(getenv func(string) string) run.Limiter {
+	if getenv("OFFLOAD_KIT_LLVM_JOBSERVER") == "0" {
 		return nil
 	}
-	return makeJobserver(os.Getenv("MAKEFLAGS"))
+	return makeJobserver(getenv("MAKEFLAGS"))
 }

@@ -242,6 +242,32 @@ func TestParseTimeout(t *testing.T) {
 	assert.ErrorContains(t, err, `OFFLOAD_KIT_LLVM_TIMEOUT="soon"`)
 }
 
+// TestConfigGetenv: the pool reads $OFFLOAD_KIT_LLVM_TIMEOUT, $MAKEFLAGS
+// and $OFFLOAD_KIT_LLVM_JOBSERVER through Config.Getenv, the driver's
+// environment, and not the process's.
+func TestConfigGetenv(t *testing.T) {
+	t.Setenv("OFFLOAD_KIT_LLVM_TIMEOUT", "")
+	vars := map[string]string{"OFFLOAD_KIT_LLVM_TIMEOUT": "soon"}
+	getenv := func(k string) string { return vars[k] }
+	none := func(string) string { return "" }
+	p := newPool(t, Config{Helpers: 1, Getenv: getenv})
+	_, err := p.Assemble(context.Background(), "x.ll", []byte(""))
+	assert.ErrorContains(t, err, `OFFLOAD_KIT_LLVM_TIMEOUT="soon"`)
+	t.Setenv("OFFLOAD_KIT_LLVM_TIMEOUT", "soon")
+	q := New(Config{Helpers: 1, Getenv: none})
+	assert.NoError(t, q.timeoutErr, "the process's $OFFLOAD_KIT_LLVM_TIMEOUT")
+	assert.Equal(t, DefaultTimeout, q.cfg.Timeout)
+
+	makeflags, _ := fakeJobserver(t, 1)
+	t.Setenv("MAKEFLAGS", makeflags)
+	assert.Nil(t, jobserverFromEnv(none), "the process's $MAKEFLAGS")
+	t.Setenv("MAKEFLAGS", "")
+	vars["MAKEFLAGS"] = makeflags
+	assert.NotNil(t, jobserverFromEnv(getenv))
+	vars["OFFLOAD_KIT_LLVM_JOBSERVER"] = "0"
+	assert.Nil(t, jobserverFromEnv(getenv))
+}
+
 // TestLinkRefusesStreams: a pipe, FIFO or /dev/stdin given to Link is
 // refused at once with its name (a helper would block on it, or read its
 // own request pipe); callers read such inputs themselves.

@@ -49,6 +49,19 @@ type Config struct {
 	// GNU make's jobserver when $MAKEFLAGS offers one (jobs.go), unless
 	// $OFFLOAD_KIT_LLVM_JOBSERVER=0; Helpers bounds them in any case.
 	Limiter run.Limiter
+	// Getenv reads the caller's environment, the driver's
+	// (driverenv.Env.Getenv): $OFFLOAD_KIT_LLVM_TIMEOUT, $MAKEFLAGS and
+	// $OFFLOAD_KIT_LLVM_JOBSERVER above. nil: os.Getenv. The helpers'
+	// own environment is this process's (helperEnv).
+	Getenv func(string) string
+}
+
+// getenv reads the environment variable k through Getenv.
+func (c *Config) getenv(k string) string {
+	if c.Getenv == nil {
+		return os.Getenv(k)
+	}
+	return c.Getenv(k)
 }
 
 // DefaultTimeout is Config.Timeout when neither it nor
@@ -125,7 +138,7 @@ func New(cfg Config) *Pool {
 	}
 	var terr error
 	if cfg.Timeout == 0 {
-		cfg.Timeout, terr = ParseTimeout(os.Getenv("OFFLOAD_KIT_LLVM_TIMEOUT"))
+		cfg.Timeout, terr = ParseTimeout(cfg.getenv("OFFLOAD_KIT_LLVM_TIMEOUT"))
 	}
 	return &Pool{cfg: cfg, timeoutErr: terr, groups: map[string]*group{}, first: make(chan struct{}, 1)}
 }
@@ -147,7 +160,7 @@ func (p *Pool) Start(ctx context.Context) error {
 		}
 		p.limiter = p.cfg.Limiter
 		if p.limiter == nil {
-			p.limiter = jobserverFromEnv()
+			p.limiter = jobserverFromEnv(p.cfg.getenv)
 		}
 		p.libs = p.candidates(ctx)
 		g := p.group(nil)
@@ -523,6 +536,9 @@ func spawn(exe exeRef, major int, libs, clopts []string, started func(*run.Proc)
 // runtime start faster) and glibc's arena limit raised from the start
 // (MALLOC_ARENA_MAX: glibc fixes the limit once a process has more than
 // eight arenas, and the SPIR-V workaround needs one per module, spirv.go).
+// It is the process's environment, not Config.Getenv's: a helper is this
+// executable again, and the loader and glibc of its process read
+// LD_PRELOAD and GLIBC_TUNABLES from it (llvm.Open, openGlibc).
 func helperEnv() []string {
 	return append(os.Environ(), "GOMAXPROCS=1", "MALLOC_ARENA_MAX="+strconv.Itoa(spirvArenaMax))
 }

@@ -193,7 +193,9 @@ func openGlibc() (*glibc, error) {
 		return nil, fmt.Errorf("glibc %s: the arena check needs 2.26 or later", g.version)
 	}
 	// glibc.malloc.hugetlb changes the heap size; overcommit_memory=2
-	// makes glibc shrink heaps by remapping, which arenaStayed cannot see
+	// makes glibc shrink heaps by remapping, which arenaStayed cannot see.
+	// The tunables are this helper process's own, as glibc read them at
+	// its start: its environment (helperEnv), not a driver's
 	if v := tunable(os.Getenv("GLIBC_TUNABLES"), "glibc.malloc.hugetlb"); v != "" && v != "0" && v != "1" {
 		return nil, fmt.Errorf("GLIBC_TUNABLES sets glibc.malloc.hugetlb=%s", v)
 	}

@@ -276,7 +276,7 @@ func (d *driver) llvmPool(ctx context.Context) (*llvmpool.Pool, error) {
 		if runner == nil {
 			runner = run.Exec{}
 		}
-		d.pool = llvmpool.New(llvmpool.Config{Mode: d.getenv("OFFLOAD_KIT_LLVM"), Tools: d.toolchain(), Runner: run.Timed{Runner: runner, Timeout: d.limit}, Helpers: d.env.NumCPU})
+		d.pool = llvmpool.New(llvmpool.Config{Mode: d.getenv("OFFLOAD_KIT_LLVM"), Tools: d.toolchain(), Runner: run.Timed{Runner: runner, Timeout: d.limit}, Helpers: d.env.NumCPU, Getenv: d.getenv})
 		d.poolErr = d.pool.Start(ctx)
 	})
 	return d.pool, d.poolErr

@@ -105,7 +105,7 @@ func (d *driver) syclLink(ctx context.Context, g *group, img string) ([]linkedIm
 	runner = run.Timed{Runner: runner, Timeout: d.limit}
 	// LLVM in-process: helper processes of this executable (whose main
 	// serves them), unless $OFFLOAD_KIT_LLVM=process
-	llvm := llvmpool.New(llvmpool.Config{Mode: d.getenv("OFFLOAD_KIT_LLVM"), Tools: d.toolchain(), Runner: runner, Helpers: d.env.NumCPU})
+	llvm := llvmpool.New(llvmpool.Config{Mode: d.getenv("OFFLOAD_KIT_LLVM"), Tools: d.toolchain(), Runner: runner, Helpers: d.env.NumCPU, Getenv: d.getenv})
 	defer llvm.Close()
 	env := &sycldev.Env{
 		Env: driverenv.Env{
