@@ -33,10 +33,14 @@ type Options struct {
 	// of MaxSize.
 	MaxSize int64
 	// Remote is the base URL of a Bazel HTTP remote cache, e.g.
-	// "http://cache.example:8080" or "https://user:pass@host/prefix".
-	// Credentials in the URL are sent as basic auth. Empty disables it.
+	// "http://cache.example:8080" or "https://user:pass@host/prefix", or
+	// the address of a Remote Execution API gRPC cache with an optional
+	// instance name, e.g. "grpc://127.0.0.1:8980" (plaintext) or
+	// "grpcs://cache.example/main" (TLS; instance "main"). Credentials in
+	// the URL are sent as basic auth. Empty disables it.
 	Remote string
-	// RemoteHeaders are added to every remote request, e.g.
+	// RemoteHeaders are added to every remote request (as gRPC metadata,
+	// names lowercased, for grpc:// and grpcs://), e.g.
 	// {"Authorization": "Bearer <token>"}.
 	RemoteHeaders map[string]string
 	// RemoteReadOnly disables uploads (typical for developer machines

@@ -17,11 +17,14 @@
 // (ssh's safe_path rule), with an [*UnsafeError]: whoever can write it can
 // forge entries. The directory, memos included, is trimmed to
 // Options.MaxSize by least-recent use. An optional
-// remote backend (Options.Remote) speaks the Bazel HTTP remote-cache
-// protocol (GET/PUT /ac/<sha256> and /cas/<sha256>), so bazel-remote or a
-// WebDAV-enabled nginx can share results between machines; the manifest is
-// an REAPI ActionResult message, bound to its key by an HMAC that every
-// read checks. Remote failures never fail a link: they count as misses and
+// remote backend (Options.Remote) speaks either the Bazel HTTP remote-cache
+// protocol (http:// or https://: GET/PUT /ac/<sha256> and /cas/<sha256>),
+// so bazel-remote or a WebDAV-enabled nginx can share results between
+// machines, or the Remote Execution API's gRPC cache services (grpc:// or
+// grpcs://host:port[/instance]: ActionCache, ContentAddressableStorage,
+// ByteStream), so Buildbarn, BuildBuddy, BuildGrid or NativeLink can; the
+// manifest is an REAPI ActionResult message (repb.ActionResult), bound to
+// its key by an HMAC that every read checks. Remote failures never fail a link: they count as misses and
 // are reported through Options.Warn and [Stats]; a failing remote is
 // skipped for Options.RemoteRetry. See docs/cache.md for the trust model.
 //
