@@ -184,48 +184,57 @@ func unwrap(buf []byte) ([]byte, int64, error) {
 	return data, base, nil
 }
 
-// parseTop walks the top-level blocks: the single MODULE_BLOCK and the
-// STRTAB that follows it. Other blocks are skipped by their length.
-func (s *stream) parseTop() (*module, []byte, error) {
+// walkTop walks the top level of the stream, the one loop that parseTop
+// and topModules share: top-level records are read and dropped, and each
+// sub-block is handed to sub with the bit position of its entry; sub
+// enters it or skips it. Like LLVM, it ignores trailing bytes too short to
+// hold another block.
+func (s *stream) walkTop(sub func(top *block, id, at uint64) error) error {
 	top := &block{id: topLevelID, width: 2, end: uint64(len(s.data)) * 8}
 	s.pos = 32
-	var m *module
-	var strtab []byte
 	var ops []uint64
-	for {
-		// Like LLVM, ignore trailing bytes too short to hold another block.
-		if uint64(len(s.data))-s.pos/8 <= 8 {
-			break
-		}
+	for uint64(len(s.data))-s.pos/8 > 8 {
 		at := s.pos
 		kind, id, err := s.next(top, nil)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		switch kind {
 		case entryRecord:
 			if _, ops, _, err = s.record(top, id, ops, false); err != nil {
-				return nil, nil, err
+				return err
 			}
 		case entrySub:
-			switch {
-			case id == moduleID:
-				if m != nil {
-					return nil, nil, s.errAt(at, format.ErrUnsupported, "bitcode: more than one module (LLVM expects a single module)")
-				}
-				if m, err = s.parseModule(top); err != nil {
-					return nil, nil, err
-				}
-			case id == strtabID && m != nil && strtab == nil:
-				if strtab, err = s.parseStrtab(top); err != nil {
-					return nil, nil, err
-				}
-			default:
-				if err := s.skip(top, id); err != nil {
-					return nil, nil, err
-				}
+			if err := sub(top, id, at); err != nil {
+				return err
 			}
 		}
+	}
+	return nil
+}
+
+// parseTop walks the top-level blocks: the single MODULE_BLOCK and the
+// STRTAB that follows it. Other blocks are skipped by their length.
+func (s *stream) parseTop() (*module, []byte, error) {
+	var m *module
+	var strtab []byte
+	err := s.walkTop(func(top *block, id, at uint64) error {
+		var err error
+		switch {
+		case id == moduleID:
+			if m != nil {
+				return s.errAt(at, format.ErrUnsupported, "bitcode: more than one module (LLVM expects a single module)")
+			}
+			m, err = s.parseModule(top)
+		case id == strtabID && m != nil && strtab == nil:
+			strtab, err = s.parseStrtab(top)
+		default:
+			err = s.skip(top, id)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	if m == nil {
 		return nil, nil, s.errAt(0, format.ErrCorrupt, "bitcode: no module block")

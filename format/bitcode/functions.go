@@ -74,43 +74,29 @@ func topModules(buf []byte) (*stream, []modRef, error) {
 	}
 	s := &stream{data: data, base: base}
 	var mods []modRef
-	top := &block{id: topLevelID, width: 2, end: uint64(len(s.data)) * 8}
-	s.pos = 32
-	var ops []uint64
-	for uint64(len(s.data))-s.pos/8 > 8 {
-		at := s.pos
-		kind, id, err := s.next(top, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		switch kind {
-		case entryRecord:
-			if _, ops, _, err = s.record(top, id, ops, false); err != nil {
-				return nil, nil, err
-			}
-		case entrySub:
-			switch id {
-			case moduleID:
-				mods = append(mods, modRef{ref: s.ref(top, 0), at: at})
-				err = s.skip(top, id)
-			case strtabID:
-				var st []byte
-				if st, _, err = s.readBlob(top, id, strtabBlob); err == nil {
-					// A string table serves every preceding module without
-					// one; convert it once, so that memory stays bounded by
-					// the input however many modules share it.
-					str := string(st)
-					for i := len(mods) - 1; i >= 0 && !mods[i].hasStrtab; i-- {
-						mods[i].strtab, mods[i].hasStrtab = str, true
-					}
-				}
-			default:
-				err = s.skip(top, id)
-			}
+	err = s.walkTop(func(top *block, id, at uint64) error {
+		switch id {
+		case moduleID:
+			mods = append(mods, modRef{ref: s.ref(top, 0), at: at})
+			return s.skip(top, id)
+		case strtabID:
+			st, _, err := s.readBlob(top, id, strtabBlob)
 			if err != nil {
-				return nil, nil, err
+				return err
 			}
+			// A string table serves every preceding module without one;
+			// convert it once, so that memory stays bounded by the input
+			// however many modules share it.
+			str := string(st)
+			for i := len(mods) - 1; i >= 0 && !mods[i].hasStrtab; i-- {
+				mods[i].strtab, mods[i].hasStrtab = str, true
+			}
+			return nil
 		}
+		return s.skip(top, id)
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	if len(mods) == 0 {
 		return nil, nil, s.errAt(0, format.ErrCorrupt, "bitcode: no module block")
