@@ -1,0 +1,153 @@
+package linkwrap
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/offload-kit/offload-kit/internal/run"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// bgdConf is a BuildGrid serving the REAPI cache services of instance
+// "main" (internal/cache's TestBuildGrid has the same server).
+const bgdConf = `server:
+  - !channel
+    address: "127.0.0.1:%d"
+    insecure-mode: true
+authorization:
+  method: none
+storages:
+  - !disk-storage &cas
+    path: %s
+caches:
+  - !lru-action-cache &ac
+    storage: *cas
+    max-cached-refs: 1024
+    allow-updates: true
+instances:
+  - name: main
+    services:
+      - !action-cache
+        cache: *ac
+      - !cas
+        storage: *cas
+      - !bytestream
+        storage: *cas
+monitoring:
+  enabled: false
+`
+
+// startBGD runs BuildGrid (installed by scripts/install-deps.sh) on a free
+// loopback port and returns its address. A missing BuildGrid skips the
+// test, or fails it under OFFLOAD_KIT_REQUIRE_BUILDGRID or
+// OFFLOAD_KIT_REQUIRE_NGINX (CI).
+func startBGD(t *testing.T) string {
+	t.Helper()
+	bin := "/opt/offload-kit/buildgrid-0.4.4/bin/bgd"
+	if _, err := os.Stat(bin); err != nil {
+		if bin, err = exec.LookPath("bgd"); err != nil {
+			const msg = "BuildGrid (bgd) not found (scripts/install-deps.sh installs it)"
+			if os.Getenv("OFFLOAD_KIT_REQUIRE_BUILDGRID") != "" || os.Getenv("OFFLOAD_KIT_REQUIRE_NGINX") != "" {
+				t.Fatal(msg)
+			}
+			t.Skip(msg)
+		}
+	}
+	dir := t.TempDir()
+	for range 5 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		conf := filepath.Join(dir, "bgd.yml")
+		require.NoError(t, os.WriteFile(conf, fmt.Appendf(nil, bgdConf, port, filepath.Join(dir, "cas")), 0o644))
+		var log bytes.Buffer
+		cmd := exec.Command(bin, "server", "start", conf)
+		cmd.Dir, cmd.Stdout, cmd.Stderr = dir, &log, &log
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		require.NoError(t, cmd.Start())
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		stop := func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); <-done }
+		addr := fmt.Sprintf("127.0.0.1:%d", port)
+		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			select {
+			case <-done:
+				deadline = time.Time{}
+				continue
+			default:
+			}
+			if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+				c.Close()
+				t.Cleanup(stop)
+				return addr
+			}
+		}
+		stop()
+		t.Logf("bgd did not start:\n%s", log.String())
+	}
+	t.Fatal("BuildGrid did not start")
+	return ""
+}
+
+// TestDeviceLinkCacheGRPCRemote: TestDeviceLinkCacheTwoCheckouts across
+// machines, through a real BuildGrid: one project in two checkouts, each
+// with its own cache directory, linked through clang-22 -B<bin> with
+// OFFLOAD_KIT_CACHE_REMOTE=grpc://…/main. The first link misses and
+// uploads; the second is a remote hit, and both programs run the device
+// code (41).
+func TestDeviceLinkCacheGRPCRemote(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test")
+	}
+	cc := findTool(t, "clang-22", "clang")
+	ar := findTool(t, "llvm-ar-22", "llvm-ar", "ar")
+	remote := "grpc://" + startBGD(t) + "/main"
+	bin := buildWrapper(t)
+	lib := ompLibDir(t)
+	f := []string{"-fopenmp", "-fopenmp-targets=x86_64-unknown-linux-gnu", "-L" + lib, "-Wno-unused-command-line-argument"}
+	one := filepath.Join(t.TempDir(), "proj")
+	require.NoError(t, os.MkdirAll(filepath.Join(one, "lib"), 0o755))
+	files := map[string]string{
+		"main.c": "#include <stdio.h>\n#pragma omp declare target\nextern int devfn(void);\n#pragma omp end declare target\n" +
+			"int main(void) {\n  int r = 0;\n#pragma omp target map(from: r)\n  r = devfn();\n  printf(\"%d\\n\", r);\n  return 0;\n}\n",
+		"host.c":    "int devfn(void) { return -1; }\n",
+		"lib/dev.c": "int devfn(void) { return 41; }\n",
+	}
+	for name, text := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(one, name), []byte(text), 0o644))
+	}
+	sh(t, one, nil, cmdline(cc, f, "-c", "main.c", "host.c")...)
+	sh(t, one, nil, cc, "-c", "-fPIC", "lib/dev.c", "-o", "lib/dev.o")
+	sh(t, one, nil, ar, "rcs", "lib/libdev.a", "lib/dev.o")
+	two := filepath.Join(t.TempDir(), "ci", "worker-7", "proj")
+	require.NoError(t, os.MkdirAll(filepath.Dir(two), 0o755))
+	require.NoError(t, exec.Command("cp", "-a", one, two).Run())
+
+	link := func(dir, cacheDir string) string {
+		var stderr bytes.Buffer
+		env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "OFFLOAD_KIT_CACHE_DIR=" + cacheDir,
+			"OFFLOAD_KIT_CACHE_REMOTE=" + remote, "OFFLOAD_KIT_VERBOSE=1"}
+		err := run.Exec{}.Run(context.Background(), &run.Cmd{Dir: dir, Env: env, Stderr: &stderr,
+			Args: cmdline(cc, f, "-B"+bin, filepath.Join(dir, "main.o"), filepath.Join(dir, "host.o"),
+				"-Xoffload-linker", "-L"+filepath.Join(dir, "lib"), "-Xoffload-linker", "-ldev", "-o", filepath.Join(dir, "app"))})
+		require.NoError(t, err, stderr.String())
+		assert.Equal(t, "41\n", sh(t, dir, []string{"LD_LIBRARY_PATH=" + lib, "PATH=" + os.Getenv("PATH")}, "./app"))
+		return stderr.String()
+	}
+	out := link(one, filepath.Join(t.TempDir(), "cache-a"))
+	assert.Contains(t, out, "1 misses; 1 inserts, 1 uploads; 0 corrupt, 0 remote errors")
+	assert.Contains(t, out, "plaintext gRPC")
+	out = link(two, filepath.Join(t.TempDir(), "cache-b"))
+	assert.Contains(t, out, "1 lookups, 1 hits (0 local, 1 remote), 0 misses", "the second machine hits through BuildGrid")
+	assert.Contains(t, out, "0 corrupt, 0 remote errors")
+}
