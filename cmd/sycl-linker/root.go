@@ -39,7 +39,7 @@ func realMain(argv0 string, args []string, stdin io.Reader, stdout, stderr io.Wr
 // ones must be of LLVM 22.
 func runMain(args []string, env *driverenv.Env) int {
 	env.Runner = run.Exec{}
-	tools := env.Toolchain(env.Runner)
+	tools := env.Toolchain()
 	// LLVM in-process (helper processes of this executable) unless
 	// $OFFLOAD_KIT_LLVM=process; $OFFLOAD_KIT_LLVM=<path> names the libLLVM
 	llvm := llvmpool.New(llvmpool.Config{Mode: env.Getenv("OFFLOAD_KIT_LLVM"), Tools: tools, Getenv: env.Getenv})

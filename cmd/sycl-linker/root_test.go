@@ -97,7 +97,9 @@ func TestToolchain(t *testing.T) {
 		if tc.set != "" {
 			env[tc.set] = tc.value
 		}
-		c, err := testEnv(nil, nil, getenv).Toolchain(run.Exec{}).Find(context.Background(), "llvm-link")
+		e := testEnv(nil, nil, getenv)
+		e.Runner = run.Exec{}
+		c, err := e.Toolchain().Find(context.Background(), "llvm-link")
 		if err != nil || c.Path != tc.want || c.Why != tc.why {
 			t.Errorf("%s: got %+v, %v; want %s (%s)", tc.set, c, err, tc.want, tc.why)
 		}

@@ -48,7 +48,8 @@ type Env struct {
 	// terminal, or --quiet) reports nothing.
 	Progress *progress.Sink
 	// Runner runs child processes (the LLVM tools, the host linker, the
-	// AOT compilers); linkwrap takes nil as run.Exec{}.
+	// AOT compilers) and the --version checks of Toolchain and Release;
+	// those and linkwrap take nil as run.Exec{}.
 	Runner run.Runner
 
 	// Tool lookup. ExeDir is the directory of the running executable;
@@ -162,16 +163,16 @@ func (e *Env) EnvOverride(name string) (string, string) {
 // Toolchain is the program chooser this environment gives (docs/sycl-linker.md,
 // docs/linker-wrapper.md): $OFFLOAD_KIT_<NAME>, $OFFLOAD_KIT_LLVM_DIR, the
 // clang that started this process (Parent), this executable's directory,
-// the LLVM installation layouts, then $PATH; runner runs the version
-// checks. Drivers add what their options say (linkwrap: --llvm-dir,
-// --tool-path, hints, the inputs' LLVM release).
-func (e *Env) Toolchain(runner run.Runner) *run.Toolchain {
+// the LLVM installation layouts, then $PATH; the environment's Runner runs
+// the version checks (nil: run.Exec). Drivers add what their options say
+// (linkwrap: --llvm-dir, --tool-path, hints, the inputs' LLVM release).
+func (e *Env) Toolchain() *run.Toolchain {
 	t := &run.Toolchain{
 		Override: e.EnvOverride,
 		ExeDir:   e.ExeDir,
 		Layouts:  e.Layouts,
 		PathList: e.Getenv("PATH"),
-		Runner:   runner,
+		Runner:   e.Runner,
 	}
 	if d := e.Getenv("OFFLOAD_KIT_LLVM_DIR"); d != "" {
 		t.LLVMDir, t.LLVMDirWhy = d, "$OFFLOAD_KIT_LLVM_DIR="+d

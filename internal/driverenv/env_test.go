@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/offload-kit/offload-kit/internal/run"
 )
 
 func TestVerboseSet(t *testing.T) {
@@ -47,8 +49,11 @@ func TestZeroEnv(t *testing.T) {
 func TestToolchain(t *testing.T) {
 	vars := map[string]string{"PATH": "/a:/b", "OFFLOAD_KIT_LLVM_DIR": "/llvm", "OFFLOAD_KIT_LLVM_LINK": "/x/llvm-link"}
 	e := &Env{LookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok },
-		ExeDir: "/exe", Parent: "/usr/bin/clang", ParentPID: 7, Layouts: []string{"/l-%d"}}
-	tc := e.Toolchain(nil)
+		ExeDir: "/exe", Parent: "/usr/bin/clang", ParentPID: 7, Layouts: []string{"/l-%d"}, Runner: run.Exec{}}
+	tc := e.Toolchain()
+	if tc.Runner != (run.Exec{}) {
+		t.Errorf("toolchain runner %#v: want the environment's", tc.Runner)
+	}
 	if tc.PathList != "/a:/b" || tc.LLVMDir != "/llvm" || tc.LLVMDirWhy != "$OFFLOAD_KIT_LLVM_DIR=/llvm" ||
 		tc.ExeDir != "/exe" || tc.Parent != "/usr/bin/clang" || tc.ParentWhy != "the clang that invoked this link (pid 7)" || len(tc.Layouts) != 1 {
 		t.Errorf("toolchain: %+v", tc)
@@ -59,7 +64,7 @@ func TestToolchain(t *testing.T) {
 	if p, _ := tc.Override("llc"); p != "" {
 		t.Errorf("llc override: %q", p)
 	}
-	if tc := (&Env{}).Toolchain(nil); tc.Parent != "" || tc.LLVMDir != "" || tc.PathList != "" {
+	if tc := (&Env{}).Toolchain(); tc.Parent != "" || tc.LLVMDir != "" || tc.PathList != "" {
 		t.Errorf("zero Env toolchain: %+v", tc)
 	}
 }

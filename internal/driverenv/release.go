@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/offload-kit/offload-kit/internal/release"
-	"github.com/offload-kit/offload-kit/internal/run"
 )
 
 // ReleaseEnv names the LLVM release to behave as, overriding detection
@@ -19,9 +18,9 @@ const ReleaseEnv = "OFFLOAD_KIT_LLVM_RELEASE"
 // that invoked it (run.Toolchain.ParentRelease). An unsettled profile
 // (Settled false) is LLVM release.Newest; drivers that read inputs refine
 // it from them (their .comment producer strings, entry sections and
-// options). runner runs the parent's --version when its installation does
-// not name the release; nil means run.Exec.
-func (e *Env) Release(ctx context.Context, runner run.Runner) (release.Profile, error) {
+// options). The environment's Runner runs the parent's --version when its
+// installation does not name the release; nil means run.Exec.
+func (e *Env) Release(ctx context.Context) (release.Profile, error) {
 	if v, ok := e.Lookup(ReleaseEnv); ok && v != "" {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || n <= 0 {
@@ -32,7 +31,7 @@ func (e *Env) Release(ctx context.Context, runner run.Runner) (release.Profile, 
 		}
 		return release.Of(n, "$"+ReleaseEnv), nil
 	}
-	if m, why, ok := e.Toolchain(runner).ParentRelease(ctx); ok {
+	if m, why, ok := e.Toolchain().ParentRelease(ctx); ok {
 		return release.Of(m, why), nil
 	}
 	return release.Default(), nil

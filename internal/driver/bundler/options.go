@@ -184,7 +184,7 @@ func parseArgsAs(argv0 string, args []string, prof release.Profile) (Options, *c
 // have been expanded by the caller (cli.ExpandResponseFiles), as every
 // offload-kit command does once for its whole command line.
 func Main(ctx context.Context, env *Env, argv0 string, args []string) error {
-	prof, err := env.Release(ctx, nil)
+	prof, err := env.Release(ctx)
 	if err != nil {
 		return err
 	}

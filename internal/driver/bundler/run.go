@@ -41,7 +41,7 @@ func Run(ctx context.Context, env *Env, o Options) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	prof, err := env.Release(ctx, nil)
+	prof, err := env.Release(ctx)
 	if err != nil {
 		return err
 	}

@@ -137,7 +137,7 @@ func narrow(r release.Range, evs []evidence) (out release.Range, why []string, b
 // unsettled, as 22). Inputs that contradict each other or the chosen
 // release are warned about.
 func (d *driver) settleRelease(ctx context.Context, sr *scanResult) error {
-	p, err := d.env.Release(ctx, d.env.Runner)
+	p, err := d.env.Release(ctx)
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ import (
 // (after scanning, so the inputs' LLVM release is known).
 func (d *driver) toolchain() *run.Toolchain {
 	d.toolsOnce.Do(func() {
-		t := d.env.Toolchain(d.env.Runner)
+		t := d.env.Toolchain()
 		t.InputMajor = d.inputMajor
 		t.Override = d.toolOverride
 		t.Hints = d.pathHints()

@@ -34,7 +34,7 @@ type payload struct {
 // does not grow with image size. Nothing is written unless every input
 // could be opened.
 func Create(ctx context.Context, env *Env, output string, images []string) error {
-	prof, err := env.Release(ctx, nil)
+	prof, err := env.Release(ctx)
 	if err != nil {
 		return err
 	}

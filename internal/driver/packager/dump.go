@@ -99,7 +99,7 @@ type DumpKV struct {
 // side effect (see writeBundles).
 func Dump(ctx context.Context, env *Env, opt DumpOptions) error {
 	ctx = withProgress(ctx, env)
-	prof, err := env.Release(ctx, nil)
+	prof, err := env.Release(ctx)
 	if err != nil {
 		return err
 	}

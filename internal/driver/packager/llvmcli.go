@@ -57,7 +57,7 @@ func BareMain(ctx context.Context, env *Env, argv0 string, args []string) error 
 }
 
 func offloadBinaryMain(ctx context.Context, env *Env, argv0 string, args []string, bare bool) error {
-	prof, err := env.Release(ctx, nil)
+	prof, err := env.Release(ctx)
 	if err != nil {
 		return err
 	}
