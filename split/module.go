@@ -804,7 +804,11 @@ func (p *parser) resolve() error {
 				for e < len(body) && isDigit(body[e]) {
 					e++
 				}
-				ops = append(ops, m.mdIDs[string(body[k+1:e])])
+				id, ok := m.mdIDs[string(body[k+1:e])]
+				if !ok {
+					return p.errf(n.Line, "reference to undefined !%s", body[k+1:e])
+				}
+				ops = append(ops, id)
 				k = e - 1
 			}
 		}

@@ -235,9 +235,13 @@ func (m *Module) Partition(n int) ([]Partition, error) {
 		}
 		for i := range m.Globals {
 			if usedList[i] {
-				dst = m.appendUsed(dst, &m.Globals[i], func(j int32) bool {
+				var err error
+				dst, err = m.appendUsed(dst, &m.Globals[i], func(j int32) bool {
 					return contains(c.Globals, j) && roleIn(p, j) != declare
 				})
+				if err != nil {
+					return nil, err
+				}
 			}
 		}
 		names := make([]string, 0, len(roots))
@@ -245,7 +249,7 @@ func (m *Module) Partition(n int) ([]Partition, error) {
 			names = append(names, r)
 		}
 		sort.Strings(names)
-		out[p] = Partition{Index: p, Roots: names, IR: dst}
+		out[p] = Partition{Index: p, Roots: names, IR: canonicalNumbering(dst)}
 	}
 	return out, nil
 }
@@ -399,6 +403,9 @@ func (m *Module) varPromoted(g *Global) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r := strings.TrimSpace(rest); r == "" || r[0] == ',' {
+		return nil, fmt.Errorf("partition: @%s has no initializer", g.Name())
+	}
 	var b strings.Builder
 	b.WriteString("@" + g.Tok + " = hidden")
 	for _, w := range words {
@@ -447,18 +454,18 @@ func hideDecl(dst []byte, g *Global) []byte {
 
 // appendUsed writes the llvm.used or llvm.compiler.used variable g with
 // only the members keep accepts; nothing when none is kept.
-func (m *Module) appendUsed(dst []byte, g *Global, keep func(int32) bool) []byte {
+func (m *Module) appendUsed(dst []byte, g *Global, keep func(int32) bool) ([]byte, error) {
 	words, kw, _, rest, err := m.splitVar(g)
 	if err != nil {
-		return dst
+		return nil, err
 	}
 	init := strings.TrimSpace(rest)
-	if !strings.HasPrefix(init, "[") {
-		return dst
+	e := -1
+	if strings.HasPrefix(init, "[") {
+		e = matchClose(init, 0)
 	}
-	e := matchClose(init, 0)
-	if e < 0 {
-		return dst
+	if e < 0 || strings.ContainsAny(init[e:], "@[") {
+		return nil, fmt.Errorf("%w: cannot read @%s", ErrNotPartitionable, g.Name())
 	}
 	tail := init[e:]
 	var elems []string
@@ -503,10 +510,57 @@ func (m *Module) appendUsed(dst []byte, g *Global, keep func(int32) bool) []byte
 		}
 	}
 	if len(elems) == 0 {
-		return dst
+		return dst, nil
 	}
 	dst = append(dst, '\n')
 	dst = append(dst, "@"+g.Tok+" = "+strings.Join(words, " ")+" "+kw+" "+
 		fmt.Sprintf("[%d x ptr] [%s]", len(elems), strings.Join(elems, ", "))+tail+"\n"...)
-	return dst
+	return dst, nil
+}
+
+// canonicalNumbering renumbers a part's attribute groups (#N) and numbered
+// metadata (!N) in the order they first appear, so that a part's text, and so its cache key, does not change when an edit
+// elsewhere in the program shifts the whole module's numbering. Quoted
+// strings are copied as they are.
+func canonicalNumbering(ir []byte) []byte {
+	out := make([]byte, 0, len(ir))
+	attrs, mds := map[string]int{}, map[string]int{}
+	for i := 0; i < len(ir); {
+		c := ir[i]
+		switch {
+		case c == '"':
+			// a string ends at its quote (IR escapes newlines in strings)
+			j := i + 1
+			for j < len(ir) && ir[j] != '"' && ir[j] != '\n' {
+				j++
+			}
+			if j < len(ir) && ir[j] == '"' {
+				j++
+			}
+			out = append(out, ir[i:j]...)
+			i = j
+		case (c == '#' || c == '!') && i+1 < len(ir) && isDigit(ir[i+1]):
+			j := i + 1
+			for j < len(ir) && isDigit(ir[j]) {
+				j++
+			}
+			m := mds
+			if c == '#' {
+				m = attrs
+			}
+			k := string(ir[i+1 : j])
+			n, ok := m[k]
+			if !ok {
+				n = len(m)
+				m[k] = n
+			}
+			out = append(out, c)
+			out = fmt.Appendf(out, "%d", n)
+			i = j
+		default:
+			out = append(out, c)
+			i++
+		}
+	}
+	return out
 }
