@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/offload-kit/offload-kit/format"
-	"github.com/offload-kit/offload-kit/internal/binio"
 	"github.com/offload-kit/offload-kit/internal/enumname"
 )
 
@@ -154,14 +153,10 @@ type elfShdr struct {
 type elfFile struct {
 	obj       *Object
 	buf       []byte
-	ehsize    int
-	phoff     uint64
 	phnum     int
-	phentsize int
 	shoff     uint64
 	shentsize int
 	shstrndx  int
-	flags     uint32
 	shdrs     []elfShdr
 }
 
@@ -192,146 +187,29 @@ func (c elfClass) putWord(bo binary.ByteOrder, b []byte, v uint64) {
 	bo.PutUint32(b, uint32(v))
 }
 
+// parseELF reads an ELF object through format.ParseELF, the one
+// bounds-checked ELF reader, and keeps what the rewriter needs beside the
+// Object: the raw section headers (sh_name included, for the names it
+// keeps), e_shoff, e_phnum and the resolved e_shstrndx. format/elf.go's
+// ParseELF lists where this package's own reader used to differ.
 func parseELF(buf []byte) (*elfFile, error) {
-	if len(buf) < 16 {
-		return nil, format.Errorf(0, format.ErrTruncated, "ELF identification")
+	e, err := format.ParseELF(buf)
+	if err != nil {
+		return nil, err
 	}
-	o := &Object{Format: ELF}
-	switch buf[4] {
-	case 1:
-		o.Class = 32
-	case 2:
-		o.Class = 64
-	default:
-		return nil, format.Errorf(4, format.ErrCorrupt, "ELF class %d", buf[4])
-	}
-	switch buf[5] {
-	case 1:
-		o.ByteOrder = binary.LittleEndian
-	case 2:
-		o.ByteOrder = binary.BigEndian
-	default:
-		return nil, format.Errorf(5, format.ErrCorrupt, "ELF data encoding %d", buf[5])
-	}
-	c := binio.NewCursor(buf, 0)
-	c.Order = o.ByteOrder
-	c.Skip(16, "e_ident")
-	f := &elfFile{obj: o, buf: buf}
-	o.Type = c.U16("e_type")
-	o.Machine = c.U16("e_machine")
-	c.U32("e_version")
-	var shnum int
-	if o.Class == 64 {
-		c.U64("e_entry")
-		f.phoff = c.U64("e_phoff")
-		f.shoff = c.U64("e_shoff")
-	} else {
-		c.U32("e_entry")
-		f.phoff = uint64(c.U32("e_phoff"))
-		f.shoff = uint64(c.U32("e_shoff"))
-	}
-	f.flags = c.U32("e_flags")
-	f.ehsize = int(c.U16("e_ehsize"))
-	f.phentsize = int(c.U16("e_phentsize"))
-	f.phnum = int(c.U16("e_phnum"))
-	f.shentsize = int(c.U16("e_shentsize"))
-	shnum = int(c.U16("e_shnum"))
-	f.shstrndx = int(c.U16("e_shstrndx"))
-	if err := c.Err(); err != nil {
-		return nil, format.CursorError(err, "")
-	}
-	cls := elfClassOf(o.Class == 64)
-	want := int(cls.shentsize)
-	if f.shoff == 0 {
-		if shnum != 0 {
-			return nil, format.Errorf(cls.shoff, format.ErrCorrupt, "e_shnum %d with no section header table", shnum)
-		}
+	o := &Object{Format: ELF, Class: e.Class, ByteOrder: e.ByteOrder, Type: e.Type, Machine: e.Machine}
+	f := &elfFile{obj: o, buf: buf, phnum: e.PhNum, shoff: e.ShOff, shentsize: int(elfClassOf(e.Class == 64).shentsize),
+		shstrndx: e.ShStrNdx}
+	if len(e.Sections) == 0 {
 		return f, nil
 	}
-	if f.shentsize != want {
-		return nil, format.Errorf(cls.shentsizeOff, format.ErrCorrupt, "e_shentsize %d, want %d", f.shentsize, want)
-	}
-	if !binio.InRange(f.shoff, uint64(want), uint64(len(buf))) {
-		return nil, format.Errorf(cls.shoff, format.ErrTruncated, "section header table at 0x%x past end of file", f.shoff)
-	}
-	first := f.readShdr(f.shoff)
-	if shnum == 0 {
-		// Extended numbering: the real count is in section 0's sh_size.
-		if first.size > uint64(len(buf)) {
-			return nil, format.Errorf(int64(f.shoff), format.ErrLimit, "section count %d", first.size)
-		}
-		shnum = int(first.size)
-	}
-	if f.shstrndx == 0xffff {
-		f.shstrndx = int(first.link)
-	}
-	if !binio.InRange(f.shoff, uint64(shnum)*uint64(want), uint64(len(buf))) {
-		return nil, format.Errorf(int64(f.shoff), format.ErrTruncated, "section header table of %d entries", shnum)
-	}
-	f.shdrs = make([]elfShdr, shnum)
-	for i := range f.shdrs {
-		f.shdrs[i] = f.readShdr(f.shoff + uint64(i*want))
-	}
-	var shstr []byte
-	if f.shstrndx != 0 {
-		if f.shstrndx >= shnum {
-			return nil, format.Errorf(cls.shstrndxOff, format.ErrCorrupt, "e_shstrndx %d out of range", f.shstrndx)
-		}
-		h := f.shdrs[f.shstrndx]
-		if h.typ != format.SHT_NOBITS {
-			if !binio.InRange(h.off, h.size, uint64(len(buf))) {
-				return nil, format.Errorf(int64(f.shoff)+int64(f.shstrndx*want), format.ErrTruncated, "section name table past end of file")
-			}
-			shstr = buf[h.off : h.off+h.size]
-		}
-	}
-	o.Sections = make([]Section, shnum)
-	for i, h := range f.shdrs {
-		hoff := int64(f.shoff) + int64(i*want)
-		s := Section{Index: i, Type: h.typ, Flags: h.flags, Offset: int64(h.off), Size: int64(h.size), Align: h.addralign}
-		if i != 0 || h.name != 0 {
-			if shstr == nil {
-				if h.name != 0 {
-					return nil, format.Errorf(hoff, format.ErrCorrupt, "section %d: name without a section name table", i)
-				}
-			} else {
-				name, ok := binio.CString(shstr, uint64(h.name))
-				if !ok {
-					return nil, format.Errorf(hoff, format.ErrCorrupt, "section %d: bad name offset %d", i, h.name)
-				}
-				s.Name = name
-			}
-		}
-		if i == 0 {
-			// Section 0 may hold extended counts; it has no contents.
-			s.Size = 0
-			o.Sections[i] = s
-			continue
-		}
-		if h.typ != format.SHT_NOBITS && h.typ != format.SHT_NULL && h.size != 0 {
-			if !binio.InRange(h.off, h.size, uint64(len(buf))) || h.off > 1<<62 || h.size > 1<<62 {
-				return nil, format.Errorf(hoff, format.ErrTruncated, "section %d (%s): contents [0x%x, +0x%x) past end of file", i, s.Name, h.off, h.size)
-			}
-			s.Data = buf[h.off : h.off+h.size : h.off+h.size]
-		}
-		o.Sections[i] = s
+	f.shdrs = make([]elfShdr, len(e.Sections))
+	o.Sections = make([]Section, len(e.Sections))
+	for i, h := range e.Sections {
+		f.shdrs[i] = elfShdr{name: h.NameOff, typ: h.Type, flags: uint64(h.Flags), addr: h.Addr, off: h.Offset, size: h.Size,
+			link: h.Link, info: h.Info, addralign: h.Addralign, entsize: h.Entsize}
+		o.Sections[i] = Section{Index: i, Name: h.Name, Type: h.Type, Flags: uint64(h.Flags), Offset: int64(h.Offset),
+			Size: int64(h.Size), Align: h.Addralign, Data: h.Data}
 	}
 	return f, nil
-}
-
-func (f *elfFile) readShdr(off uint64) elfShdr {
-	bo := f.obj.ByteOrder
-	b := f.buf[off:]
-	if f.obj.Class == 64 {
-		return elfShdr{
-			name: bo.Uint32(b[0:]), typ: format.SectionType(bo.Uint32(b[4:])), flags: bo.Uint64(b[8:]),
-			addr: bo.Uint64(b[16:]), off: bo.Uint64(b[24:]), size: bo.Uint64(b[32:]),
-			link: bo.Uint32(b[40:]), info: bo.Uint32(b[44:]), addralign: bo.Uint64(b[48:]), entsize: bo.Uint64(b[56:]),
-		}
-	}
-	return elfShdr{
-		name: bo.Uint32(b[0:]), typ: format.SectionType(bo.Uint32(b[4:])), flags: uint64(bo.Uint32(b[8:])),
-		addr: uint64(bo.Uint32(b[12:])), off: uint64(bo.Uint32(b[16:])), size: uint64(bo.Uint32(b[20:])),
-		link: bo.Uint32(b[24:]), info: bo.Uint32(b[28:]), addralign: uint64(bo.Uint32(b[32:])), entsize: uint64(bo.Uint32(b[36:])),
-	}
 }

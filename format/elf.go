@@ -61,13 +61,19 @@ type ELFFile struct {
 	Type       uint16 // e_type
 	Machine    uint16 // e_machine
 	Flags      uint32 // e_flags
-	Sections   []ELFSection
+	PhNum      int    // e_phnum
+	ShOff      uint64 // e_shoff
+	// ShStrNdx is e_shstrndx, SHN_XINDEX resolved through section 0's
+	// sh_link; 0: no section name table.
+	ShStrNdx int
+	Sections []ELFSection
 }
 
 // ELFSection is one section header. Section 0 has no contents (its size
 // and offset, which may hold extended counts, read as 0).
 type ELFSection struct {
 	Name      string
+	NameOff   uint32 // sh_name, Name's offset in the section name table
 	Type      SectionType
 	Flags     SectionFlag
 	Addr      uint64
@@ -104,9 +110,26 @@ func (s *ELFSymbol) Visibility() uint8 { return s.Other & 3 }
 // checked before use, so it never panics and allocates no more than the
 // input justifies; errors are *FormatError with the offset of the failing
 // field.
+//
+// elfembed.Parse reads ELF objects through it too; where the two readers
+// differed, this one now takes the stricter side, LLVM's: (1) an ELF
+// magic in fewer than 16 bytes is ErrTruncated, not ErrMagic; (2) an
+// e_shnum without a section header table is reported at e_shoff; (3) a
+// section name (sh_name other than 0) with no section name table
+// (e_shstrndx 0) is an error, as LLVM's getSectionName finds it past the
+// end of an empty table (elfembed's reader said so; this one gave empty
+// names); (4) a zero-size section's sh_offset must lie within the file, as
+// LLVM's getSectionContents requires (elfembed's reader did not check it);
+// (5) names come only from a name table that has contents (not SHT_NULL
+// or SHT_NOBITS; LLVM wants SHT_STRTAB), where elfembed's reader read the
+// bytes of an SHT_NULL one. An extended section count larger than the file
+// is ErrTruncated (elfembed said ErrLimit).
 func ParseELF(data []byte) (*ELFFile, error) {
-	if len(data) < 16 || !bytes.HasPrefix(data, []byte("\x7fELF")) {
+	if !bytes.HasPrefix(data, []byte("\x7fELF")) {
 		return nil, Errorf(0, ErrMagic, "not an ELF file")
+	}
+	if len(data) < 16 {
+		return nil, Errorf(0, ErrTruncated, "ELF identification of %d bytes, want 16", len(data))
 	}
 	f := &ELFFile{ABIVersion: data[8]}
 	switch data[4] {
@@ -149,9 +172,11 @@ func ParseELF(data []byte) (*ELFFile, error) {
 	shentsize := uint64(bo.Uint16(data[shentOff:]))
 	shnum := uint64(bo.Uint16(data[shentOff+2:]))
 	shstrndx := uint64(bo.Uint16(data[shentOff+4:]))
+	f.PhNum = int(bo.Uint16(data[shentOff-2:]))
+	f.ShOff = shoff
 	if shoff == 0 {
 		if shnum != 0 {
-			return nil, Errorf(int64(shentOff+2), ErrCorrupt, "e_shnum %d with no section header table", shnum)
+			return nil, Errorf(int64(shoffOff), ErrCorrupt, "e_shnum %d with no section header table", shnum)
 		}
 		return f, nil
 	}
@@ -164,7 +189,7 @@ func ParseELF(data []byte) (*ELFFile, error) {
 		}
 		return nil, Errorf(int64(shoffOff), ErrTruncated, "section header table at 0x%x runs past the end (%d bytes)", shoff, len(data))
 	}
-	first, _ := f.readShdr(data[shoff:])
+	first := f.readShdr(data[shoff:])
 	if shnum == 0 { // extended numbering: the count is section 0's sh_size
 		shnum = first.Size
 	}
@@ -175,11 +200,12 @@ func ParseELF(data []byte) (*ELFFile, error) {
 		return nil, Errorf(int64(shoff), ErrTruncated, "%d section headers at 0x%x run past the end (%d bytes)", shnum, shoff, len(data))
 	}
 	f.Sections = make([]ELFSection, shnum)
-	nameOff := make([]uint32, shnum)
 	for i := range f.Sections {
 		hoff := shoff + uint64(i)*shentWant
-		s, name := f.readShdr(data[hoff:])
-		nameOff[i] = name
+		s := f.readShdr(data[hoff:])
+		if shstrndx == 0 && s.NameOff != 0 {
+			return nil, Errorf(int64(hoff), ErrCorrupt, "section %d: name without a section name table", i)
+		}
 		if i == 0 {
 			s.Offset, s.Size = 0, 0
 		} else if s.Type != SHT_NOBITS && s.Type != SHT_NULL {
@@ -194,11 +220,12 @@ func ParseELF(data []byte) (*ELFFile, error) {
 		if shstrndx >= shnum {
 			return nil, Errorf(int64(shentOff+4), ErrCorrupt, "e_shstrndx %d out of range", shstrndx)
 		}
+		f.ShStrNdx = int(shstrndx)
 		strs := f.Sections[shstrndx].Data
 		for i := range f.Sections {
-			n, ok := elfString(strs, uint64(nameOff[i]))
+			n, ok := elfString(strs, uint64(f.Sections[i].NameOff))
 			if !ok {
-				return nil, Errorf(int64(shoff+uint64(i)*shentWant), ErrCorrupt, "section %d: name offset 0x%x out of range", i, nameOff[i])
+				return nil, Errorf(int64(shoff+uint64(i)*shentWant), ErrCorrupt, "section %d: name offset 0x%x out of range", i, f.Sections[i].NameOff)
 			}
 			f.Sections[i].Name = n
 		}
@@ -206,19 +233,18 @@ func ParseELF(data []byte) (*ELFFile, error) {
 	return f, nil
 }
 
-// readShdr decodes a section header and its sh_name (b holds at least
-// one header).
-func (f *ELFFile) readShdr(b []byte) (ELFSection, uint32) {
+// readShdr decodes a section header (b holds at least one header).
+func (f *ELFFile) readShdr(b []byte) ELFSection {
 	bo := f.ByteOrder
 	if f.Class == 64 {
 		return ELFSection{Type: SectionType(bo.Uint32(b[4:])), Flags: SectionFlag(bo.Uint64(b[8:])),
 			Addr: bo.Uint64(b[16:]), Offset: bo.Uint64(b[24:]), Size: bo.Uint64(b[32:]), Link: bo.Uint32(b[40:]),
-			Info: bo.Uint32(b[44:]), Addralign: bo.Uint64(b[48:]), Entsize: bo.Uint64(b[56:])}, bo.Uint32(b)
+			Info: bo.Uint32(b[44:]), Addralign: bo.Uint64(b[48:]), Entsize: bo.Uint64(b[56:]), NameOff: bo.Uint32(b)}
 	}
 	return ELFSection{Type: SectionType(bo.Uint32(b[4:])), Flags: SectionFlag(bo.Uint32(b[8:])),
 		Addr: uint64(bo.Uint32(b[12:])), Offset: uint64(bo.Uint32(b[16:])), Size: uint64(bo.Uint32(b[20:])),
 		Link: bo.Uint32(b[24:]), Info: bo.Uint32(b[28:]), Addralign: uint64(bo.Uint32(b[32:])),
-		Entsize: uint64(bo.Uint32(b[36:]))}, bo.Uint32(b)
+		Entsize: uint64(bo.Uint32(b[36:])), NameOff: bo.Uint32(b)}
 }
 
 // elfString is the NUL-terminated string at off in a string table; offset

@@ -3,6 +3,7 @@ package format_test
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"os"
 	"testing"
@@ -134,4 +135,44 @@ func FuzzParseELF(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestELFStricterSide pins the cases where elfembed's own section-header
+// reader (now built on ParseELF) and ParseELF differed, each decided as
+// LLVM decides it (format/elf.go, ParseELF).
+func TestELFStricterSide(t *testing.T) {
+	good := testfiles.Read(t, "../elfembed/testdata/hello-x86_64-linux-gnu.o")[0]
+	f, err := format.ParseELF(good)
+	require.NoError(t, err)
+	le := binary.LittleEndian
+	shoff := int(f.ShOff)
+	patch := func(off int, put func([]byte)) []byte {
+		d := append([]byte(nil), good...)
+		put(d[off:])
+		return d
+	}
+	empty, strtab := -1, f.ShStrNdx
+	for i, s := range f.Sections {
+		if i > 0 && s.Size == 0 && s.Type != format.SHT_NOBITS && s.Type != format.SHT_NULL && empty < 0 {
+			empty = i
+		}
+	}
+	require.Positive(t, empty, "the fixture has an empty section")
+	for name, tc := range map[string]struct {
+		data []byte
+		want error
+		off  int64
+	}{
+		"ident only":               {good[:6], format.ErrTruncated, 0},
+		"e_shnum without table":    {patch(40, func(b []byte) { le.PutUint64(b, 0) }), format.ErrCorrupt, 40},
+		"names without name table": {patch(62, func(b []byte) { le.PutUint16(b, 0) }), format.ErrCorrupt, int64(shoff + 64)},
+		"empty section past end":   {patch(shoff+64*empty+24, func(b []byte) { le.PutUint64(b, uint64(len(good))+1) }), format.ErrTruncated, int64(shoff + 64*empty)},
+		"SHT_NULL name table":      {patch(shoff+64*strtab+4, func(b []byte) { le.PutUint32(b, 0) }), format.ErrCorrupt, int64(shoff + 64)},
+	} {
+		_, err := format.ParseELF(tc.data)
+		var fe *format.FormatError
+		require.True(t, errors.As(err, &fe), "%s: %v", name, err)
+		assert.ErrorIs(t, err, tc.want, name)
+		assert.Equal(t, tc.off, fe.Off, "%s: %v", name, err)
+	}
 }
