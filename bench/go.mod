@@ -1,6 +1,6 @@
 module github.com/offload-kit/offload-kit/bench
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/offload-kit/offload-kit v0.0.0-00010101000000-000000000000
@@ -19,7 +19,7 @@ require (
 	github.com/klauspost/compress v1.18.0 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
 	golang.org/x/image v0.24.0 // indirect
-	golang.org/x/text v0.22.0 // indirect
+	golang.org/x/text v0.42.0 // indirect
 )
 
 // The harness measures the tools of the repository it sits in.
