@@ -366,6 +366,8 @@ func cases() []benchCase {
 	cs = append(cs, inprocCases()...)
 	// Issue 24: compression rows for the data users have (compress.go).
 	cs = append(cs, compressCases()...)
+	// Issue 27: partitioned HIP device links at scale (partition.go).
+	cs = append(cs, partitionCases()...)
 	return cs
 }
 

@@ -95,6 +95,9 @@ type side struct {
 	argv  []string
 	dir   string
 	fresh []string // directories emptied (and re-created) before each run, untimed
+	// prep, when set, runs before each run, untimed (e.g. restoring a
+	// cache to the state the measured relink starts from)
+	prep func() error
 }
 
 // target is an issue's acceptance bound for a case.
@@ -520,7 +523,12 @@ func (c *config) run(s side, limit time.Duration) (time.Duration, int64, error) 
 			return 0, 0, err
 		}
 	}
-	if len(s.fresh) > 0 {
+	if s.prep != nil {
+		if err := s.prep(); err != nil {
+			return 0, 0, err
+		}
+	}
+	if len(s.fresh) > 0 || s.prep != nil {
 		// Flush what earlier runs wrote and deleted (untimed): otherwise
 		// the journal commit and writeback of, say, 12 000 deleted files
 		// land in this run and decide its time (0.3–6 s for the same

@@ -385,7 +385,11 @@ func (s *server) codegen(c *llvm.Context, name string, text []byte, triple, cpu,
 		return nil, err
 	}
 	defer tm.Dispose()
-	obj, err := tm.Emit(nil, m, llvm.ObjectFile)
+	ft := llvm.ObjectFile
+	if strings.HasPrefix(m.Target(), "nvptx") {
+		ft = llvm.AssemblyFile // NVPTX's object is its PTX text (ptxas assembles it)
+	}
+	obj, err := tm.Emit(nil, m, ft)
 	if err != nil {
 		return nil, err
 	}

@@ -67,8 +67,8 @@ func (d *driver) partitionPlan(g *group) (n, level int, why string) {
 	}
 	t := g.key.target()
 	switch {
-	case !t.IsAMDGPU():
-		return 0, 0, "only AMDGPU device links are partitioned"
+	case !t.IsAMDGPU() && !t.IsNVPTX():
+		return 0, 0, "only AMDGPU and NVPTX device links are partitioned"
 	case d.rel().Major != 0 && d.rel().Major < 22:
 		return 0, 0, fmt.Sprintf("the link behaves as LLVM %d's; partitions follow LLVM 22's LTO", d.rel().Major)
 	case o.DryRun || o.SaveTemps || o.EmbedBitcode || o.DeviceDebug:
@@ -172,12 +172,32 @@ func (d *driver) partitionedLink(ctx context.Context, j *linkJob, n, level int) 
 		return fmt.Errorf("device link for %s: %w", groupName(g.key), err)
 	}
 	lib, version := pool.Library()
+	pc := partCompiler{pool: pool, triple: g.key.triple, cpu: cpu, features: features, level: level, lib: lib, version: version}
+	nvptx := g.key.target().IsNVPTX()
+	if nvptx {
+		// NVPTX: each part's PTX assembled with "ptxas -c" (as cudaJob
+		// does), the cubins linked with nvlink
+		if pc.ptxas, err = d.findCUDATool(ctx, "ptxas"); err != nil {
+			return err
+		}
+		if pc.ptxasID, err = d.toolIdentity(pc.ptxas); err != nil {
+			return err
+		}
+		pc.bits = "-m64"
+		if !g.key.target().Is64Bit() {
+			pc.bits = "-m32"
+		}
+	}
 	objs := make([]string, len(parts))
 	errs := make([]error, len(parts))
 	var compiled, cached atomic.Int64
 	var wg sync.WaitGroup
 	for i, p := range parts {
-		obj, err := d.work.Name(fmt.Sprintf("%s.part%d", filepath.Base(j.img), i), "o")
+		ext := "o"
+		if nvptx {
+			ext = "cubin"
+		}
+		obj, err := d.work.Name(fmt.Sprintf("%s.part%d", filepath.Base(j.img), i), ext)
 		if err != nil {
 			return err
 		}
@@ -185,7 +205,7 @@ func (d *driver) partitionedLink(ctx context.Context, j *linkJob, n, level int) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			hit, err := d.partObject(ctx, pool, p, obj, g.key.triple, cpu, features, level, lib, version)
+			hit, err := d.partObject(ctx, &pc, p, obj)
 			errs[i] = err
 			if hit {
 				cached.Add(1)
@@ -203,13 +223,22 @@ func (d *driver) partitionedLink(ctx context.Context, j *linkJob, n, level int) 
 	if d.opt.Verbose {
 		d.notef("device link for %s: %d parts, %d compiled, %d from the cache", groupName(g.key), len(parts), compiled.Load(), cached.Load())
 	}
-	lld, err := d.findTool(ctx, "ld.lld", false)
-	if err != nil {
-		return err
+	var args []string
+	if nvptx {
+		nvlink, err := d.findCUDATool(ctx, "nvlink")
+		if err != nil {
+			return err
+		}
+		args = append([]string{nvlink, pc.bits, "-o", j.img, "-arch", g.key.arch}, objs...)
+	} else {
+		lld, err := d.findTool(ctx, "ld.lld", false)
+		if err != nil {
+			return err
+		}
+		args = append([]string{lld, "--no-undefined", "-shared"}, objs...)
+		args = append(args, "-o", j.img)
 	}
-	args := append([]string{lld, "--no-undefined", "-shared"}, objs...)
-	args = append(args, "-o", j.img)
-	sp = d.on(g).Open(phase.Spec{Name: "ld.lld", Detail: groupName(g.key), Event: "ld.lld"})
+	sp = d.on(g).Open(phase.Spec{Name: filepath.Base(args[0]), Detail: groupName(g.key), Event: filepath.Base(args[0])})
 	defer sp.End()
 	if err := d.runner.Run(ctx, &run.Cmd{Args: args, Stdout: d.env.Stderr, Stderr: d.env.Stderr}); err != nil {
 		return timedOut(err, "device link for "+groupName(g.key)+" of "+inputNames(g))
@@ -217,18 +246,33 @@ func (d *driver) partitionedLink(ctx context.Context, j *linkJob, n, level int) 
 	return nil
 }
 
-// partObject writes part p's object to obj: from the cache when it holds
-// one for the part's IR, target and options, else compiled (and stored).
-func (d *driver) partObject(ctx context.Context, pool *llvmpool.Pool, p split.Partition, obj, triple, cpu, features string, level int, lib, version string) (hit bool, err error) {
+// partCompiler compiles the parts of one group.
+type partCompiler struct {
+	pool                  *llvmpool.Pool
+	triple, cpu, features string
+	level                 int
+	lib, version          string
+	// NVPTX: ptxas (with its identity for the key) and -m64/-m32
+	ptxas, ptxasID, bits string
+}
+
+// partObject writes part p's object (NVPTX: its relocatable cubin) to
+// obj: from the cache when it holds one for the part's IR, target and
+// options (and ptxas), else compiled (and stored).
+func (d *driver) partObject(ctx context.Context, pc *partCompiler, p split.Partition, obj string) (hit bool, err error) {
 	var key cache.Key
 	if d.cache != nil {
 		var b cache.KeyBuilder
 		b.AddExtra("schema", "offload-kit/device-partition/v1")
-		b.AddTool("libLLVM", lib, version)
-		b.AddExtra("triple", triple)
-		b.AddExtra("cpu", cpu)
-		b.AddExtra("features", features)
-		b.AddExtra("level", strconv.Itoa(level))
+		b.AddTool("libLLVM", pc.lib, pc.version)
+		if pc.ptxas != "" {
+			b.AddTool("ptxas", pc.ptxasID, "")
+			b.AddArg(pc.bits)
+		}
+		b.AddExtra("triple", pc.triple)
+		b.AddExtra("cpu", pc.cpu)
+		b.AddExtra("features", pc.features)
+		b.AddExtra("level", strconv.Itoa(pc.level))
 		b.AddInput("ir", sha256.Sum256(p.IR))
 		b.AddOutput("object")
 		key = b.Sum()
@@ -239,12 +283,23 @@ func (d *driver) partObject(ctx context.Context, pool *llvmpool.Pool, p split.Pa
 			return true, nil
 		}
 	}
-	data, err := pool.CodegenAt(ctx, llvmpool.CodegenRequest{Name: fmt.Sprintf("part%d", p.Index), Text: p.IR, Triple: triple, CPU: cpu, Features: features, Warn: d.llvmWarn}, level)
+	data, err := pc.pool.CodegenAt(ctx, llvmpool.CodegenRequest{Name: fmt.Sprintf("part%d", p.Index), Text: p.IR, Triple: pc.triple, CPU: pc.cpu, Features: pc.features, Warn: d.llvmWarn}, pc.level)
 	if err != nil {
 		return false, fmt.Errorf("part %d: %w", p.Index, err)
 	}
-	if err := os.WriteFile(obj, data, 0o600); err != nil {
-		return false, err
+	if pc.ptxas == "" {
+		if err := os.WriteFile(obj, data, 0o600); err != nil {
+			return false, err
+		}
+	} else {
+		ptx := strings.TrimSuffix(obj, ".cubin") + ".s"
+		if err := os.WriteFile(ptx, data, 0o600); err != nil {
+			return false, err
+		}
+		argv := []string{pc.ptxas, pc.bits, "-O3", "--gpu-name", pc.cpu, "--output-file", obj, ptx, "-c"}
+		if err := d.runner.Run(ctx, &run.Cmd{Args: argv, Stdout: d.env.Stderr, Stderr: d.env.Stderr}); err != nil {
+			return false, fmt.Errorf("part %d: %w", p.Index, timedOut(err, "ptxas of part "+strconv.Itoa(p.Index)))
+		}
 	}
 	if d.cache != nil {
 		if err := d.cache.Put(ctx, key, cache.Entry{Files: map[string]string{"object": obj}}); err != nil {

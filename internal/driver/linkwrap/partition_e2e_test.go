@@ -18,6 +18,7 @@ import (
 	"github.com/offload-kit/offload-kit/elfembed"
 	"github.com/offload-kit/offload-kit/format/bundle"
 	"github.com/offload-kit/offload-kit/format/codeobj"
+	"github.com/offload-kit/offload-kit/internal/testutil/cudatools"
 	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
@@ -30,12 +31,24 @@ import (
 // kernels land in different parts), __constant__ tables and a local
 // constant table. edit changes one kernel's body: "t/k".
 func partitionHIP(t *testing.T, dir string, tus, kernels int, edit string) {
+	partitionProgram(t, dir, "hip", tus, kernels, edit)
+}
+
+// partitionProgram writes partitionHIP's program in HIP ("hip": tu*.hip)
+// or CUDA ("cuda": tu*.cu, NVVM builtins).
+func partitionProgram(t *testing.T, dir, lang string, tus, kernels int, edit string) {
 	t.Helper()
+	tid, barrier, header, ext := "__builtin_amdgcn_workitem_id_x()", "__builtin_amdgcn_s_barrier()", "mini_hip.h", "hip"
+	if lang == "cuda" {
+		tid, barrier, header, ext = "__nvvm_read_ptx_sreg_tid_x()", "__nvvm_bar_sync(0)", "mini_cuda.h", "cu"
+	}
 	for tu := 0; tu < tus; tu++ {
 		var b strings.Builder
 		p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
-		p(`#include "mini_hip.h"`)
-		p(`#define __shared__ __attribute__((shared))`)
+		p(`#include "%s"`, header)
+		if lang == "hip" {
+			p(`#define __shared__ __attribute__((shared))`)
+		}
 		p(`extern __device__ int g_total;`)
 		p(`__device__ int shared_mix(int a, int b);`)
 		p(`typedef int (*op_t)(int);`)
@@ -47,7 +60,7 @@ func partitionHIP(t *testing.T, dir string, tus, kernels int, edit string) {
 		p(`static __device__ __attribute__((noinline)) int op_mul_%d(int x) { return x * %d; }`, tu, tu+2)
 		p(`__device__ op_t ops_%d[2] = {op_add_%d, op_mul_%d};`, tu, tu, tu)
 		p(`__device__ __attribute__((noinline)) int fib_%d(int n) { return n < 2 ? n : fib_%d(n-1) + fib_%d(n-2); }`, tu, tu, tu)
-		p(`__device__ __attribute__((noinline)) float lds_sum_%d(float v) { static __shared__ float buf[64]; int i = __builtin_amdgcn_workitem_id_x(); buf[i & 63] = v; __builtin_amdgcn_s_barrier(); return buf[(i+1)&63] + buf[(i+2)&63]; }`, tu)
+		p(`__device__ __attribute__((noinline)) float lds_sum_%d(float v) { static __shared__ float buf[64]; int i = %s; buf[i & 63] = v; %s; return buf[(i+1)&63] + buf[(i+2)&63]; }`, tu, tid, barrier)
 		p(`static const int lut_%d[8] = {3,1,4,1,5,9,2,6};`, tu)
 		if tu == 0 {
 			p(`__device__ int g_total;`)
@@ -61,9 +74,9 @@ func partitionHIP(t *testing.T, dir string, tus, kernels int, edit string) {
 			}
 			p(`__global__ void kern_%d_%d(float *p, int *q, int n) {`, tu, k)
 			p(`  __shared__ float tile[%d];`, 32+(k%4)*32)
-			p(`  int i = __builtin_amdgcn_workitem_id_x();`)
+			p(`  int i = %s;`, tid)
 			p(`  tile[i & 31] = p[i] * coeff_%d[%d];`, tu, k&3)
-			p(`  __builtin_amdgcn_s_barrier();`)
+			p(`  %s;`, barrier)
 			p(`  float acc = lds_sum_%d(tile[(i+1)&31]);`, tu)
 			p(`  int r = ops_%d[(n+%d) & 1](n) + lut_%d[(i+%d) & 7];`, tu, k, tu, k)
 			if k%3 == 0 {
@@ -76,7 +89,7 @@ func partitionHIP(t *testing.T, dir string, tus, kernels int, edit string) {
 			launches = append(launches, fmt.Sprintf("kern_%d_%d<<<1,1>>>(p,q,4);", tu, k))
 		}
 		p(`void launch_%d(float *p, int *q) { %s tk<%d><<<1,1>>>(q); }`, tu, strings.Join(launches, " "), tu%2)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("tu%d.hip", tu)), []byte(b.String()), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("tu%d.%s", tu, ext)), []byte(b.String()), 0o644))
 	}
 }
 
@@ -247,4 +260,106 @@ func TestPartitionedHIPMatchesWholeLink(t *testing.T) {
 		assert.Contains(t, log, fmt.Sprintf("device link for amdgcn-amd-amdhsa %s: 3 parts, 1 compiled, 2 from the cache", a))
 	}
 	compare("whole-edit", "ours-edit")
+}
+
+// fakeCUDA makes a CUDA installation clang recognises (version 12.8) from
+// the NVIDIA host tools make deps unpacks: bin/ is theirs; the version
+// file, an include/cuda.h that names the version and an empty libdevice
+// are enough for clang to pick the PTX version for the processors
+// (without an installation it picks PTX 4.2, which sm_80 cannot use).
+func fakeCUDA(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "cuda")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "include"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "nvvm", "libdevice"), 0o755))
+	require.NoError(t, os.Symlink(filepath.Dir(cudatools.Tool(t, "ptxas")), filepath.Join(dir, "bin")))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "version.json"), []byte(`{"cuda":{"name":"CUDA SDK","version":"12.8.0"}}`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "include", "cuda.h"), []byte("#define CUDA_VERSION 12080\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "nvvm", "libdevice", "libdevice.10.bc"), nil, 0o644))
+	return dir
+}
+
+// resUsage is cuobjdump -res-usage of a fat binary: per architecture, each
+// function's registers, stack, shared, local and constant memory.
+func resUsage(t *testing.T, fatbin string) map[string]string {
+	t.Helper()
+	out, err := exec.Command(cudatools.Tool(t, "cuobjdump"), "-res-usage", fatbin).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	res := map[string]string{}
+	arch, fn := "", ""
+	for _, l := range strings.Split(string(out), "\n") {
+		l = strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(l, "arch = "):
+			arch = strings.TrimPrefix(l, "arch = ")
+		case strings.HasPrefix(l, "Function "):
+			fn = strings.TrimSuffix(strings.TrimPrefix(l, "Function "), ":")
+		case strings.HasPrefix(l, "REG:") && fn != "":
+			res[arch+" "+fn] = l
+			fn = ""
+		}
+	}
+	return res
+}
+
+// TestPartitionedCUDAMatchesWholeLink is the NVPTX side of
+// TestPartitionedHIPMatchesWholeLink: the same program in CUDA, for
+// sm_80 and sm_90, device-linked whole by LLVM 22's wrapper (its
+// clang-nvlink-wrapper: LTO, ptxas, nvlink) and by ours in 3 parts (LTO
+// in-process, ptxas -c per part, nvlink). Every kernel and device
+// function has the same registers, stack, shared, local and constant
+// memory (cuobjdump -res-usage of the fat binaries); a one-kernel edit
+// assembles one part per architecture again. The programs run on an H100
+// in e2e/cuda (run-partitions.sh).
+func TestPartitionedCUDAMatchesWholeLink(t *testing.T) {
+	clang := findTool(t, "clang-22", "clang")
+	llvmWrapper := llvmtools.Tool(t, "clang-linker-wrapper")
+	wrapDir := buildWrapper(t)
+	cuda := fakeCUDA(t)
+	dir := t.TempDir()
+	b, err := os.ReadFile("../../../e2e/cuda/mini_cuda.h")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "mini_cuda.h"), b, 0o644))
+	const tus, kernels = 3, 4
+	partitionProgram(t, dir, "cuda", tus, kernels, "")
+	compile := []string{clang, "-x", "cuda", "--offload-new-driver", "-fgpu-rdc", "-foffload-lto", "-nocudainc", "-nocudalib",
+		"--cuda-path=" + cuda, "-Xclang", "-target-sdk-version=12.8", "-O2", "--offload-arch=sm_80", "--offload-arch=sm_90", "-c"}
+	cc := func(tu int) {
+		sh(t, dir, nil, append(compile, fmt.Sprintf("tu%d.cu", tu), "-o", fmt.Sprintf("tu%d.o", tu))...)
+	}
+	var objs []string
+	for tu := 0; tu < tus; tu++ {
+		cc(tu)
+		objs = append(objs, fmt.Sprintf("tu%d.o", tu))
+	}
+	common := []string{"--host-triple=x86_64-unknown-linux-gnu", "--linker-path=/bin/true", "--cuda-path=" + cuda, "--emit-fatbin-only"}
+	whole := func(out string) map[string]string {
+		args := append(append([]string{llvmWrapper}, common...), "--device-compiler=nvptx64-nvidia-cuda=--cuda-path="+cuda, "-o", out)
+		sh(t, dir, nil, append(args, objs...)...)
+		return resUsage(t, filepath.Join(dir, out))
+	}
+	cacheDir := filepath.Join(dir, "cache")
+	ours := func(out string) (map[string]string, string) {
+		args := append(append([]string{filepath.Join(wrapDir, "linker-wrapper")}, common...), "--device-partitions=3", "--wrapper-verbose", "--cache-dir="+cacheDir, "-o", out)
+		cmd := exec.Command(args[0], append(args[1:], objs...)...)
+		cmd.Dir = dir
+		b, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", b)
+		return resUsage(t, filepath.Join(dir, out)), string(b)
+	}
+	want := whole("whole.fatbin")
+	require.GreaterOrEqual(t, len(want), 2*(tus*kernels+2), "kernels and the template instances, per architecture")
+	got, log := ours("ours.fatbin")
+	assert.Equal(t, want, got, "resources per function")
+	for _, a := range []string{"sm_80", "sm_90"} {
+		assert.Contains(t, log, fmt.Sprintf("device link for nvptx64-nvidia-cuda %s: 3 parts, 3 compiled, 0 from the cache", a))
+	}
+	partitionProgram(t, dir, "cuda", tus, kernels, "1/2")
+	cc(1)
+	want = whole("whole-edit.fatbin")
+	got, log = ours("ours-edit.fatbin")
+	assert.Equal(t, want, got, "resources per function after the edit")
+	for _, a := range []string{"sm_80", "sm_90"} {
+		assert.Contains(t, log, fmt.Sprintf("device link for nvptx64-nvidia-cuda %s: 3 parts, 1 compiled, 2 from the cache", a))
+	}
 }
