@@ -125,6 +125,15 @@ if [ ! -x "$CUDA/nvidia/cu13/bin/cuobjdump" ] || [ ! -x "$CUDA/nvidia/cu13/bin/p
   $SUDO mv "$CUDA.cuobjdump/nvidia/cu13/bin/cuobjdump" "$CUDA/nvidia/cu13/bin/" && $SUDO rm -rf "$CUDA.cuobjdump"
   $SUDO chmod a+x "$CUDA"/nvidia/cu13/bin/*
 fi
+# NVIDIA's CUDA runtime library of the same release (nvidia-cuda-runtime 13.5.37, sha256-pinned):
+# only libcudart.so.13, into $CUDA/nvidia/cu13/lib, so that CUDA programs link here (e2e/cuda
+# links them here and runs them on a GPU machine, which brings its own libcudart).
+if [ ! -f "$CUDA/nvidia/cu13/lib/libcudart.so.13" ]; then
+  echo "install-deps: unpacking NVIDIA's CUDA 13.5.37 runtime library into $CUDA"
+  wheel "$CUDA.cudart" nvidia-cuda-runtime==13.5.37 df2b79a8852f10d1fef8c848489c49eebb5754051bf870202a862831412b179d nvidia/cu13/lib/libcudart.so.13
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO mkdir -p "$CUDA/nvidia/cu13/lib" && $SUDO mv "$CUDA.cudart/nvidia/cu13/lib/libcudart.so.13" "$CUDA/nvidia/cu13/lib/" && $SUDO rm -rf "$CUDA.cudart"
+fi
 # Two releases of NVIDIA's cuRAND for CUDA 13 (PyPI nvidia-curand 10.4.0.35 and 10.4.5.25,
 # sha256-pinned): only /opt/offload-kit/curand-<version>/nvidia/cu13/lib/libcurand.so.10 is kept,
 # third-party fat binaries with compressed entries for kernels diff (TestKernelsCurandReleases).
