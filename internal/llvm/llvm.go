@@ -195,15 +195,18 @@ func (l *Lib) Version() string { return fmt.Sprintf("%d.%d.%d", l.Major, l.Minor
 
 // Targets whose code generators InitTargets registers, when the library
 // has them.
-var Targets = []string{"SPIRV", "AMDGPU", "NVPTX"}
+var Targets = []string{"SPIRV", "AMDGPU", "NVPTX", "X86", "AArch64"}
 
-// InitTargets registers the SPIR-V, AMDGPU and NVPTX targets (info,
-// target, MC layer, asm printer) once. A target the library lacks is left
+// InitTargets registers the targets of Targets (info, target, MC layer,
+// asm printer and, where there is one, asm parser) once: SPIR-V, AMDGPU
+// and NVPTX for device code, X86 and AArch64 for OpenMP's CPU targets. A target the library lacks is left
 // out; GetTarget then fails for its triples.
 func (l *Lib) InitTargets() {
 	l.targets.Do(func() {
 		for _, t := range Targets {
-			for _, part := range []string{"TargetInfo", "Target", "TargetMC", "AsmPrinter"} {
+			// AsmParser last: the CPU targets' inline assembly needs it
+			// (SPIR-V and NVPTX have none, which ends the loop there)
+			for _, part := range []string{"TargetInfo", "Target", "TargetMC", "AsmPrinter", "AsmParser"} {
 				sym, err := purego.Dlsym(l.handle, "LLVMInitialize"+t+part)
 				if err != nil || sym == 0 {
 					break

@@ -151,13 +151,26 @@ type TargetMachine struct {
 // the default relocation and code models, as llc does without options.
 // InitTargets must have run.
 func (l *Lib) NewTargetMachine(triple, cpu, features string, level CodeGenOptLevel) (*TargetMachine, error) {
+	return l.NewTargetMachineReloc(triple, cpu, features, level, RelocDefault)
+}
+
+// RelocMode is LLVMRelocMode (the values this package uses).
+type RelocMode int32
+
+const (
+	RelocDefault RelocMode = 0
+	RelocPIC     RelocMode = 2 // position-independent code, for shared objects
+)
+
+// NewTargetMachineReloc is NewTargetMachine with a relocation model.
+func (l *Lib) NewTargetMachineReloc(triple, cpu, features string, level CodeGenOptLevel, reloc RelocMode) (*TargetMachine, error) {
 	var t uintptr
 	var msg *byte
 	if l.getTargetFromTriple(triple, &t, &msg) != 0 || t == 0 {
 		return nil, &Error{Op: "target " + triple, Msg: l.takeMessage(msg)}
 	}
 	l.takeMessage(msg)
-	tm := l.createTargetMachine(t, triple, cpu, features, int32(level), 0, 0)
+	tm := l.createTargetMachine(t, triple, cpu, features, int32(level), int32(reloc), 0)
 	if tm == 0 {
 		return nil, &Error{Op: "target machine " + triple, Msg: "not created"}
 	}

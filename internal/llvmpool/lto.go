@@ -61,6 +61,19 @@ func (p *Pool) CodegenAt(ctx context.Context, r CodegenRequest, level int) ([]by
 // once Start succeeded: what a cache key of in-process results names.
 func (p *Pool) Library() (path, version string) { return p.lib, p.version }
 
+// relocFor is the relocation model of code for triple: position
+// independent for CPU targets, whose device code is a shared object (as
+// ld.lld's and the gold plugin's LTO make it for -shared); the targets'
+// default for GPUs and SPIR-V.
+func relocFor(triple string) llvm.RelocMode {
+	for _, gpu := range []string{"amdgcn", "nvptx", "spir"} {
+		if strings.HasPrefix(triple, gpu) {
+			return llvm.RelocDefault
+		}
+	}
+	return llvm.RelocPIC
+}
+
 func parseLevel(s string) (llvm.CodeGenOptLevel, error) {
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 || n > 3 {
@@ -110,7 +123,7 @@ func (s *server) lto(c *llvm.Context, triple, cpu, features, level string, input
 			g.SetVisibility(llvm.DefaultVisibility)
 		}
 	}
-	tm, err := s.lib.NewTargetMachine(s.lib.NormalizeTriple(triple), cpu, features, lvl)
+	tm, err := s.lib.NewTargetMachineReloc(s.lib.NormalizeTriple(triple), cpu, features, lvl, relocFor(triple))
 	if err != nil {
 		return nil, err
 	}

@@ -380,7 +380,7 @@ func (s *server) codegen(c *llvm.Context, name string, text []byte, triple, cpu,
 	// one target machine per module, as llc has: the SPIR-V backend keeps
 	// module state (its global registry) in the subtargets a target
 	// machine caches, so a reused one points into freed contexts
-	tm, err := s.lib.NewTargetMachine(m.Target(), cpu, features, level)
+	tm, err := s.lib.NewTargetMachineReloc(m.Target(), cpu, features, level, relocFor(m.Target()))
 	if err != nil {
 		return nil, err
 	}

@@ -67,8 +67,8 @@ func (d *driver) partitionPlan(g *group) (n, level int, why string) {
 	}
 	t := g.key.target()
 	switch {
-	case !t.IsAMDGPU() && !t.IsNVPTX():
-		return 0, 0, "only AMDGPU and NVPTX device links are partitioned"
+	case t.IsGPU() && !t.IsAMDGPU() && !t.IsNVPTX():
+		return 0, 0, "only AMDGPU, NVPTX and CPU device links are partitioned"
 	case d.rel().Major != 0 && d.rel().Major < 22:
 		return 0, 0, fmt.Sprintf("the link behaves as LLVM %d's; partitions follow LLVM 22's LTO", d.rel().Major)
 	case o.DryRun || o.SaveTemps || o.EmbedBitcode || o.DeviceDebug:
@@ -77,20 +77,34 @@ func (d *driver) partitionPlan(g *group) (n, level int, why string) {
 		len(deviceValues(o.DeviceLinker, g.key.triple, d.rel().DeviceValuesByArch())) > 0:
 		return 0, 0, "LLVM options and device linker arguments link whole"
 	}
+	level = 2 // ld.lld's LTO default
+	opt := d.optLevelArgs()
 	for _, v := range deviceValues(o.DeviceCompiler, g.key.triple, d.rel().DeviceValuesByArch()) {
-		// clang 22 asks for ld.lld's LTO partitions for HIP; these parts
-		// replace them
-		if !strings.HasPrefix(v, "-flto-partitions=") {
+		switch {
+		case strings.HasPrefix(v, "-flto-partitions="), v == "-flto", v == "-flto=full":
+			// clang 22 asks for ld.lld's LTO partitions for HIP (these
+			// parts replace them), and for full LTO on CPU targets
+		case strings.HasPrefix(v, "-O"):
+			opt = []string{v} // clang passes the link's -O<n> this way
+		default:
 			return 0, 0, "device compiler argument " + v + " links whole"
 		}
 	}
-	level = 2 // ld.lld's LTO default
-	if a := d.optLevelArgs(); len(a) == 1 {
-		switch a[0] {
+	if !t.IsGPU() {
+		lto := false
+		for _, v := range deviceValues(o.DeviceCompiler, g.key.triple, d.rel().DeviceValuesByArch()) {
+			lto = lto || v == "-flto" || v == "-flto=full"
+		}
+		if !lto {
+			return 0, 0, "a CPU device link without -flto (compile with -foffload-lto)"
+		}
+	}
+	if len(opt) == 1 {
+		switch opt[0] {
 		case "-O1", "-O2", "-O3":
-			level = int(a[0][2] - '0')
+			level = int(opt[0][2] - '0')
 		default:
-			return 0, 0, a[0] + " links whole"
+			return 0, 0, opt[0] + " links whole"
 		}
 	}
 	for _, in := range g.inputs {
@@ -153,6 +167,14 @@ func (d *driver) partitionedLink(ctx context.Context, j *linkJob, n, level int) 
 	}
 	inputs = append(inputs, d.bitcodeLibraries(g)...)
 	cpu, features := targetCPU(g.key.arch)
+	if t := g.key.target(); !t.IsGPU() {
+		// the processor clang gives the LTO plugin for a CPU link without
+		// -march (the functions name their own in "target-cpu")
+		cpu, features = "generic", ""
+		if t.ArchName() == "x86_64" {
+			cpu = "x86-64"
+		}
+	}
 	sp := d.on(g).Open(phase.Spec{Name: "LTO", Detail: groupName(g.key), Event: "LTO"})
 	ir, err := pool.LTO(ctx, llvmpool.LTORequest{Inputs: inputs, Triple: g.key.triple, CPU: cpu, Features: features, Level: level, Warn: d.llvmWarn})
 	sp.End()
@@ -230,13 +252,21 @@ func (d *driver) partitionedLink(ctx context.Context, j *linkJob, n, level int) 
 			return err
 		}
 		args = append([]string{nvlink, pc.bits, "-o", j.img, "-arch", g.key.arch}, objs...)
-	} else {
+	} else if g.key.target().IsAMDGPU() {
 		lld, err := d.findTool(ctx, "ld.lld", false)
 		if err != nil {
 			return err
 		}
 		args = append([]string{lld, "--no-undefined", "-shared"}, objs...)
 		args = append(args, "-o", j.img)
+	} else {
+		// a CPU image: the whole link's clang command (-shared,
+		// -Bsymbolic, the host libraries), with the parts as its inputs
+		clang, err := d.findClang(ctx)
+		if err != nil {
+			return err
+		}
+		args = d.deviceArgs(clang, g.key, false, j.img, objs)
 	}
 	sp = d.on(g).Open(phase.Spec{Name: filepath.Base(args[0]), Detail: groupName(g.key), Event: filepath.Base(args[0])})
 	defer sp.End()
