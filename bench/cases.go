@@ -368,6 +368,7 @@ func cases() []benchCase {
 	cs = append(cs, compressCases()...)
 	// Issue 27: partitioned HIP device links at scale (partition.go).
 	cs = append(cs, partitionCases()...)
+	cs = append(cs, partitionEditCases()...)
 	return cs
 }
 

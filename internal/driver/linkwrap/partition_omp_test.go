@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
 // partitionOMP writes an OpenMP program of tus C files with regions
@@ -124,4 +126,69 @@ func TestPartitionedOpenMPRuns(t *testing.T) {
 	log = ours("parts-edit")
 	assert.Contains(t, log, "device link for x86_64-unknown-linux-gnu: 3 parts, 1 compiled, 2 from the cache")
 	assert.Equal(t, want, sh(t, dir, nil, "./parts-edit"), "output after the edit")
+}
+
+// TestPartitionsSharedThroughRemote: two checkouts of one CUDA project in
+// two directories, with two cache directories behind one BuildGrid
+// server. The first links (sm_80 and sm_90) in 3 parts and uploads them;
+// the second, after a one-kernel edit, assembles one part per
+// architecture and takes the other two from the server (its local cache
+// is empty), and its fat binary matches LLVM's link of the edited
+// program. (OpenMP objects cannot be shared this way: their kernels'
+// names hold the source file's inode.)
+func TestPartitionsSharedThroughRemote(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test")
+	}
+	clang := findTool(t, "clang-22", "clang")
+	llvmWrapper := llvmtools.Tool(t, "clang-linker-wrapper")
+	remote := "grpc://" + startBGD(t) + "/main"
+	wrapDir := buildWrapper(t)
+	cuda := fakeCUDA(t)
+	const tus, kernels = 3, 4
+	one := filepath.Join(t.TempDir(), "proj")
+	require.NoError(t, os.MkdirAll(one, 0o755))
+	b, err := os.ReadFile("../../../e2e/cuda/mini_cuda.h")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(one, "mini_cuda.h"), b, 0o644))
+	partitionProgram(t, one, "cuda", tus, kernels, "")
+	compile := []string{clang, "-x", "cuda", "--offload-new-driver", "-fgpu-rdc", "-foffload-lto", "-nocudainc", "-nocudalib",
+		"--cuda-path=" + cuda, "-Xclang", "-target-sdk-version=12.8", "-O2", "--offload-arch=sm_80", "--offload-arch=sm_90", "-c"}
+	cc := func(dir string, tu int) {
+		sh(t, dir, nil, append(compile, fmt.Sprintf("tu%d.cu", tu), "-o", fmt.Sprintf("tu%d.o", tu))...)
+	}
+	var objs []string
+	for tu := 0; tu < tus; tu++ {
+		cc(one, tu)
+		objs = append(objs, fmt.Sprintf("tu%d.o", tu))
+	}
+	two := filepath.Join(t.TempDir(), "ci", "worker-3", "proj")
+	require.NoError(t, os.MkdirAll(filepath.Dir(two), 0o755))
+	require.NoError(t, exec.Command("cp", "-a", one, two).Run())
+	common := []string{"--host-triple=x86_64-unknown-linux-gnu", "--linker-path=/bin/true", "--cuda-path=" + cuda, "--emit-fatbin-only", "-o", "app.fatbin"}
+	ours := func(dir, cacheDir string) string {
+		args := append(append([]string{filepath.Join(wrapDir, "linker-wrapper")}, common...), "--device-partitions=3", "--wrapper-verbose")
+		cmd := exec.Command(args[0], append(args[1:], objs...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "OFFLOAD_KIT_CACHE_DIR="+cacheDir, "OFFLOAD_KIT_CACHE_REMOTE="+remote, "OFFLOAD_KIT_VERBOSE=1")
+		b, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", b)
+		return string(b)
+	}
+	out := ours(one, filepath.Join(t.TempDir(), "cache-a"))
+	for _, a := range []string{"sm_80", "sm_90"} {
+		assert.Contains(t, out, fmt.Sprintf("device link for nvptx64-nvidia-cuda %s: 3 parts, 3 compiled, 0 from the cache", a))
+	}
+	assert.Contains(t, out, "0 corrupt, 0 remote errors")
+	partitionProgram(t, two, "cuda", tus, kernels, "2/3")
+	cc(two, 2)
+	out = ours(two, filepath.Join(t.TempDir(), "cache-b"))
+	for _, a := range []string{"sm_80", "sm_90"} {
+		assert.Contains(t, out, fmt.Sprintf("device link for nvptx64-nvidia-cuda %s: 3 parts, 1 compiled, 2 from the cache", a))
+	}
+	assert.Contains(t, out, "4 hits (0 local, 4 remote)", "the parts come from BuildGrid")
+	got := resUsage(t, filepath.Join(two, "app.fatbin"))
+	args := append(append([]string{llvmWrapper}, common...), "--device-compiler=nvptx64-nvidia-cuda=--cuda-path="+cuda)
+	sh(t, two, nil, append(args[:len(args):len(args)], objs...)...)
+	assert.Equal(t, resUsage(t, filepath.Join(two, "app.fatbin")), got, "LLVM's link of the edited program")
 }
