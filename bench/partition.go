@@ -6,7 +6,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -38,11 +37,16 @@ extern "C" hipError_t __hipPushCallConfiguration(dim3 g, dim3 b, size_t shm = 0,
 extern "C" hipError_t __hipPopCallConfiguration(dim3 *g, dim3 *b, size_t *shm, hipStream_t *s);
 `
 
-// hipSource is translation unit tu; edited changes kernel 0's body.
-func hipSource(tu int, edited bool) string {
+// gpuSource is file tu of the HIP ("hip") or CUDA ("cuda") scale
+// fixture, kernels kernels; edited changes kernel 0's body.
+func gpuSource(lang string, kernels, tu int, edited bool) string {
+	header, tid, barrier := "mini_hip.h", "__builtin_amdgcn_workitem_id_x()", "__builtin_amdgcn_s_barrier()"
+	if lang == "cuda" {
+		header, tid, barrier = "mini_cuda.h", "__nvvm_read_ptx_sreg_tid_x()", "__nvvm_bar_sync(0)"
+	}
 	var b strings.Builder
 	p := func(f string, a ...any) { fmt.Fprintf(&b, f+"\n", a...) }
-	p(`#include "mini_hip.h"`)
+	p(`#include "%s"`, header)
 	p(`extern __device__ int g_total;`)
 	p(`__device__ int shared_mix(int a, int b);`)
 	if tu == 0 {
@@ -51,16 +55,16 @@ func hipSource(tu int, edited bool) string {
 	}
 	p(`__device__ float table_%d[256];`, tu)
 	p(`__device__ __attribute__((noinline)) float smooth_%d(float x, int i) { float a = x; for (int k = 0; k < 8; k++) a = a * table_%d[(i+k)&255] + 0.5f * a; return a; }`, tu, tu)
-	for k := 0; k < hipKernels; k++ {
+	for k := 0; k < kernels; k++ {
 		extra := ""
 		if edited && k == 0 {
 			extra = " p[i + 1] = acc * 3.0f;"
 		}
 		p(`__global__ void kern_%d_%d(float *p, int *q, int n) {`, tu, k)
 		p(`  __shared__ float tile[%d];`, 64+(k%4)*64)
-		p(`  int i = __builtin_amdgcn_workitem_id_x();`)
+		p(`  int i = %s;`, tid)
 		p(`  tile[i & 63] = p[i];`)
-		p(`  __builtin_amdgcn_s_barrier();`)
+		p(`  %s;`, barrier)
 		p(`  float acc = 0.f;`)
 		p(`  for (int j = 0; j < n; j++) acc += smooth_%d(tile[(i + j) & 63], j + %d) * %d.0f;`, tu, k, k%7+1)
 		p(`  if (acc > %d.0f) q[i] = shared_mix(i, %d);`, k, k)
@@ -68,7 +72,7 @@ func hipSource(tu int, edited bool) string {
 		p(`}`)
 	}
 	p(`void launch_%d(float *p, int *q) {`, tu)
-	for k := 0; k < hipKernels; k++ {
+	for k := 0; k < kernels; k++ {
 		p(`  kern_%d_%d<<<1, 64>>>(p, q, 16);`, tu, k)
 	}
 	p(`}`)
@@ -76,12 +80,10 @@ func hipSource(tu int, edited bool) string {
 }
 
 // hipScale makes the fixture in hip-scale/: tu*.o, tu0-edit.o (kernel 0
-// of tu0 edited, compiled as tu0.hip), main.o and the registration stub.
+// of tu0 edited) and the registration stub, and the partition cache a
+// cold link of it leaves (the relink row's starting point).
 func hipScale(c *config) error {
 	dir := c.p("hip-scale")
-	if exists(filepath.Join(dir, "tu0-edit.o")) {
-		return nil
-	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -110,32 +112,11 @@ func hipScale(c *config) error {
 	for _, a := range hipArchs {
 		compile = append(compile, "--offload-arch="+a)
 	}
-	for tu := 0; tu < hipTUs; tu++ {
-		name := fmt.Sprintf("tu%d.hip", tu)
-		if err := write(name, hipSource(tu, false)); err != nil {
-			return err
-		}
-		if err := c.sh(dir, append(compile, name, "-o", fmt.Sprintf("tu%d.o", tu))...); err != nil {
-			return err
-		}
-	}
-	// The edit is made as a user makes it: the same file and command
-	// line (clang hashes both, -o included, into the file's CUID, whose
-	// symbol a part defines), so the edited object is compiled as tu0.o
-	// and renamed, and the original compiled again.
-	if err := write("tu0.hip", hipSource(0, true)); err != nil {
+	gen := func(tu int, edited bool) string { return gpuSource("hip", hipKernels, tu, edited) }
+	if err := editedFixture(c, dir, "hip", hipTUs, gen, compile); err != nil {
 		return err
 	}
-	if err := c.sh(dir, append(compile, "tu0.hip", "-o", "tu0.o")...); err != nil {
-		return err
-	}
-	if err := os.Rename(filepath.Join(dir, "tu0.o"), filepath.Join(dir, "tu0-edit.o")); err != nil {
-		return err
-	}
-	if err := write("tu0.hip", hipSource(0, false)); err != nil {
-		return err
-	}
-	return c.sh(dir, append(compile, "tu0.hip", "-o", "tu0.o")...)
+	return partSnapshot(c, "hip-scale", hipLinkArgv)
 }
 
 // hipLinkArgv is clang's --hip-link of the fixture (tu0 replaced by the
@@ -168,22 +149,6 @@ func hipLinkArgv(c *config, ours, edit bool, out string) []string {
 		argv = append(argv, "-Xlinker", "--wrapper-verbose")
 	}
 	return argv
-}
-
-// partsCompiled checks ours' log: every processor's device link was
-// partitioned into 8 parts (auto), compiled of them compiled.
-func partsCompiled(c *config, out string, compiled int) error {
-	b, err := os.ReadFile(filepath.Join(c.p("hip-scale"), out+".log"))
-	if err != nil {
-		return err
-	}
-	for _, a := range hipArchs {
-		want := fmt.Sprintf("device link for amdgcn-amd-amdhsa %s: 8 parts, %d compiled, %d from the cache", a, compiled, 8-compiled)
-		if !strings.Contains(string(b), want) {
-			return fmt.Errorf("%s: its log does not say %q", out, want)
-		}
-	}
-	return nil
 }
 
 // hipKernelView reads a linked program's code objects: per processor,
@@ -267,27 +232,13 @@ func validateHIPScale(c *config, who, out, ref string) error {
 	return nil
 }
 
-// cacheSnapshot is the partition cache as a cold link of the unedited
-// program leaves it; the relink row restores it before each run.
-func hipCacheSnapshot(c *config) error {
-	snap := c.p("hip-scale", "cache-snapshot")
-	if exists(snap) {
-		return nil
+// hipGroups names the fixture's device links as the wrapper's log does.
+func hipGroups() []string {
+	var g []string
+	for _, a := range hipArchs {
+		g = append(g, "amdgcn-amd-amdhsa "+a)
 	}
-	cache := c.p("hip-scale", "cache")
-	os.RemoveAll(cache)
-	if err := c.sh(c.p("hip-scale"), hipLinkArgv(c, true, false, "app.snap")...); err != nil {
-		return err
-	}
-	return exec.Command("cp", "-a", cache, snap).Run()
-}
-
-func restoreCache(c *config) func() error {
-	return func() error {
-		cache := c.p("hip-scale", "cache")
-		os.RemoveAll(cache)
-		return exec.Command("cp", "-a", c.p("hip-scale", "cache-snapshot"), cache).Run()
-	}
+	return g
 }
 
 func partitionCases() []benchCase {
@@ -305,7 +256,7 @@ func partitionCases() []benchCase {
 			runs:   3,
 			validate: func(c *config, who string, s side) error {
 				if who == "ours" {
-					if err := partsCompiled(c, "app.ours", 8); err != nil {
+					if err := logParts(c, "hip-scale", "app.ours", 8, hipGroups()...); err != nil {
 						return err
 					}
 				}
@@ -315,21 +266,16 @@ func partitionCases() []benchCase {
 		},
 		{
 			name: "HIP relink after a one-kernel edit (same program)", issue: 27, refDesc: "clang++ --hip-link (LLVM's clang-linker-wrapper), which links everything again",
-			setup: func(c *config) error {
-				if err := hipScale(c); err != nil {
-					return err
-				}
-				return hipCacheSnapshot(c)
-			},
+			setup: hipScale,
 			ours: func(c *config) side {
-				return side{argv: hipLinkArgv(c, true, true, "app-edit.ours"), dir: dir(c), prep: restoreCache(c)}
+				return side{argv: hipLinkArgv(c, true, true, "app-edit.ours"), dir: dir(c), prep: restoreSnapshot(c, "hip-scale")}
 			},
 			ref:    func(c *config) side { return side{argv: hipLinkArgv(c, false, true, "app-edit.ref"), dir: dir(c)} },
 			target: fixed(target{maxWallRatio: 0.25, text: "≤ 0.25× wall"}),
 			runs:   3,
 			validate: func(c *config, who string, s side) error {
 				if who == "ours" {
-					if err := partsCompiled(c, "app-edit.ours", 1); err != nil {
+					if err := logParts(c, "hip-scale", "app-edit.ours", 1, hipGroups()...); err != nil {
 						return err
 					}
 				}

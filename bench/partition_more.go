@@ -16,12 +16,13 @@ import (
 	"strings"
 
 	"github.com/offload-kit/offload-kit/format/offload"
+	"github.com/offload-kit/offload-kit/internal/testutil/cudatools"
 )
 
 const (
 	cudaTUs, cudaKernels = 8, 60
 	ompTUs, ompRegions   = 8, 100
-	nvidiaBin            = "/opt/offload-kit/cuda-13.5.37/nvidia/cu13/bin"
+	nvidiaBin            = cudatools.Dir
 )
 
 const miniCUDA = `#define __global__ __attribute__((global))
@@ -34,43 +35,6 @@ typedef struct CUstream_st *cudaStream_t;
 extern "C" int __cudaPushCallConfiguration(dim3 g, dim3 b, size_t shm = 0, cudaStream_t s = 0);
 extern "C" int cudaLaunchKernel(const void *f, dim3 g, dim3 b, void **args, size_t shm, cudaStream_t s);
 `
-
-// cudaSource is CUDA file tu; edited changes kernel 0's body.
-func cudaSource(tu int, edited bool) string {
-	var b strings.Builder
-	p := func(f string, a ...any) { fmt.Fprintf(&b, f+"\n", a...) }
-	p(`#include "mini_cuda.h"`)
-	p(`extern __device__ int g_total;`)
-	p(`__device__ int shared_mix(int a, int b);`)
-	if tu == 0 {
-		p(`__device__ int g_total;`)
-		p(`__device__ __attribute__((noinline)) int shared_mix(int a, int b) { return (a*31) ^ (b+g_total); }`)
-	}
-	p(`__device__ float table_%d[256];`, tu)
-	p(`__device__ __attribute__((noinline)) float smooth_%d(float x, int i) { float a = x; for (int k = 0; k < 8; k++) a = a * table_%d[(i+k)&255] + 0.5f * a; return a; }`, tu, tu)
-	for k := 0; k < cudaKernels; k++ {
-		extra := ""
-		if edited && k == 0 {
-			extra = " p[i + 1] = acc * 3.0f;"
-		}
-		p(`__global__ void kern_%d_%d(float *p, int *q, int n) {`, tu, k)
-		p(`  __shared__ float tile[%d];`, 64+(k%4)*64)
-		p(`  int i = __nvvm_read_ptx_sreg_tid_x();`)
-		p(`  tile[i & 63] = p[i];`)
-		p(`  __nvvm_bar_sync(0);`)
-		p(`  float acc = 0.f;`)
-		p(`  for (int j = 0; j < n; j++) acc += smooth_%d(tile[(i + j) & 63], j + %d) * %d.0f;`, tu, k, k%7+1)
-		p(`  if (acc > %d.0f) q[i] = shared_mix(i, %d);`, k, k)
-		p(`  p[i] = acc;%s`, extra)
-		p(`}`)
-	}
-	p(`void launch_%d(float *p, int *q) {`, tu)
-	for k := 0; k < cudaKernels; k++ {
-		p(`  kern_%d_%d<<<1, 64>>>(p, q, 16);`, tu, k)
-	}
-	p(`}`)
-	return b.String()
-}
 
 // ompSource is OpenMP file tu; edited changes region 0.
 func ompSource(tu int, edited bool) string {
@@ -171,7 +135,8 @@ func cudaScale(c *config) error {
 	}
 	compile := []string{c.tool("clang++"), "-x", "cuda", "--offload-new-driver", "-fgpu-rdc", "-foffload-lto", "-nocudainc", "-nocudalib",
 		"--cuda-path=" + cuda, "-Xclang", "-target-sdk-version=12.8", "-O3", "--offload-arch=sm_80", "--offload-arch=sm_90", "-c"}
-	if err := editedFixture(c, dir, "cu", cudaTUs, cudaSource, compile); err != nil {
+	gen := func(tu int, edited bool) string { return gpuSource("cuda", cudaKernels, tu, edited) }
+	if err := editedFixture(c, dir, "cu", cudaTUs, gen, compile); err != nil {
 		return err
 	}
 	return partSnapshot(c, "cuda-scale", cudaArgv)
@@ -268,28 +233,14 @@ func logParts(c *config, name, out string, compiled int, groups ...string) error
 	return nil
 }
 
-// cudaResources is cuobjdump -res-usage of a fat binary, per architecture
-// and function.
+// cudaResources is cuobjdump -res-usage of a fat binary, per
+// architecture and function.
 func cudaResources(path string) (map[string]string, error) {
 	out, err := exec.Command(filepath.Join(nvidiaBin, "cuobjdump"), "-res-usage", path).CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("cuobjdump %s: %v: %s", path, err, out)
 	}
-	res := map[string]string{}
-	arch, fn := "", ""
-	for _, l := range strings.Split(string(out), "\n") {
-		l = strings.TrimSpace(l)
-		switch {
-		case strings.HasPrefix(l, "arch = "):
-			arch = strings.TrimPrefix(l, "arch = ")
-		case strings.HasPrefix(l, "Function "):
-			fn = strings.TrimSuffix(strings.TrimPrefix(l, "Function "), ":")
-		case strings.HasPrefix(l, "REG:") && fn != "":
-			res[arch+" "+fn] = l
-			fn = ""
-		}
-	}
-	return res, nil
+	return cudatools.ResUsage(out), nil
 }
 
 func validateCUDAEdit(c *config, who string) error {

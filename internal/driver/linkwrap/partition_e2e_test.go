@@ -279,27 +279,12 @@ func fakeCUDA(t *testing.T) string {
 	return dir
 }
 
-// resUsage is cuobjdump -res-usage of a fat binary: per architecture, each
-// function's registers, stack, shared, local and constant memory.
+// resUsage is cuobjdump -res-usage of a fat binary (cudatools.ResUsage).
 func resUsage(t *testing.T, fatbin string) map[string]string {
 	t.Helper()
 	out, err := exec.Command(cudatools.Tool(t, "cuobjdump"), "-res-usage", fatbin).CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	res := map[string]string{}
-	arch, fn := "", ""
-	for _, l := range strings.Split(string(out), "\n") {
-		l = strings.TrimSpace(l)
-		switch {
-		case strings.HasPrefix(l, "arch = "):
-			arch = strings.TrimPrefix(l, "arch = ")
-		case strings.HasPrefix(l, "Function "):
-			fn = strings.TrimSuffix(strings.TrimPrefix(l, "Function "), ":")
-		case strings.HasPrefix(l, "REG:") && fn != "":
-			res[arch+" "+fn] = l
-			fn = ""
-		}
-	}
-	return res
+	return cudatools.ResUsage(out)
 }
 
 // TestPartitionedCUDAMatchesWholeLink is the NVPTX side of

@@ -10,6 +10,7 @@ package cudatools
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/offload-kit/offload-kit/internal/testutil/testfiles"
@@ -49,4 +50,25 @@ func ThirdParty(t testing.TB, path string) string {
 		t.Fatalf("third-party file %s is not a regular file", path)
 	}
 	return path
+}
+
+// ResUsage parses "cuobjdump -res-usage" output: per "<arch> <function>",
+// its resource line ("REG:14 STACK:0 SHARED:0 LOCAL:0 CONSTANT[0]:552
+// ..."). Tests and the bench compare two fat binaries' functions with it.
+func ResUsage(out []byte) map[string]string {
+	res := map[string]string{}
+	arch, fn := "", ""
+	for _, l := range strings.Split(string(out), "\n") {
+		l = strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(l, "arch = "):
+			arch = strings.TrimPrefix(l, "arch = ")
+		case strings.HasPrefix(l, "Function "):
+			fn = strings.TrimSuffix(strings.TrimPrefix(l, "Function "), ":")
+		case strings.HasPrefix(l, "REG:") && fn != "":
+			res[arch+" "+fn] = l
+			fn = ""
+		}
+	}
+	return res
 }

@@ -8,7 +8,7 @@
 set -eu
 B=/usr/lib/llvm-22/bin
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-cp gen.py mini_hip.h "$tmp"; cd "$tmp"
+cp gen.py ../../../internal/driver/linkwrap/testdata/hip/mini_hip.h "$tmp"; cd "$tmp"
 python3 gen.py 2 3
 for t in 0 1; do
   $B/clang -x hip --offload-new-driver -fgpu-rdc -foffload-lto -nogpuinc -nogpulib --offload-arch=gfx90a -O2 -c tu$t.hip -o tu$t.o
