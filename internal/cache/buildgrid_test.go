@@ -3,160 +3,42 @@ package cache
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	repb "github.com/bazelbuild/remote-apis/build/bazel/remote/execution/v2"
+	"github.com/offload-kit/offload-kit/internal/testutil/buildgrid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
 )
 
-// buildGridConf serves the REAPI cache services (ActionCache, CAS,
-// ByteStream, Capabilities) of two instances, "main" and "other", each
-// with its own action cache over one disk CAS.
-const buildGridConf = `server:
-  - !channel
-    address: "127.0.0.1:%d"
-    insecure-mode: true
-authorization:
-  method: none
-storages:
-  - !disk-storage &cas
-    path: %s
-caches:
-  - !lru-action-cache &main-ac
-    storage: *cas
-    max-cached-refs: 4096
-    allow-updates: true
-    cache-failed-actions: false
-  - !lru-action-cache &other-ac
-    storage: *cas
-    max-cached-refs: 4096
-    allow-updates: true
-    cache-failed-actions: false
-instances:
-  - name: main
-    services:
-      - !action-cache
-        cache: *main-ac
-      - !cas
-        storage: *cas
-      - !bytestream
-        storage: *cas
-  - name: other
-    services:
-      - !action-cache
-        cache: *other-ac
-      - !cas
-        storage: *cas
-      - !bytestream
-        storage: *cas
-monitoring:
-  enabled: false
-thread-pool-size: 16
-`
-
-// buildGridBin is where scripts/install-deps.sh installs BuildGrid.
-const buildGridBin = "/opt/offload-kit/buildgrid-0.4.4/bin/bgd"
-
-// buildGrid is a running BuildGrid server.
-type buildGrid struct {
-	addr string // 127.0.0.1:port
-	cmd  *exec.Cmd
-	done chan struct{}
-}
-
-// stop kills the server (and its process group) and waits for it.
-func (b *buildGrid) stop() {
-	select {
-	case <-b.done:
-		return
-	default:
-	}
-	syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
-	<-b.done
-}
-
-// startBuildGrid runs BuildGrid's bgd on a free loopback port. It skips the
-// test if bgd is not installed, unless OFFLOAD_KIT_REQUIRE_BUILDGRID or
-// OFFLOAD_KIT_REQUIRE_NGINX (CI's flag for the remote-cache servers) is
-// set: then a missing BuildGrid fails it.
-func startBuildGrid(t *testing.T) *buildGrid {
+// startBuildGrid runs BuildGrid (instances "main" and "other") and waits
+// until it answers GetCapabilities: its port may accept connections
+// before its services do.
+func startBuildGrid(t *testing.T) *buildgrid.Server {
 	t.Helper()
-	bin := buildGridBin
-	if _, err := os.Stat(bin); err != nil {
-		p, lerr := exec.LookPath("bgd")
-		if lerr != nil {
-			const msg = "BuildGrid not found at " + buildGridBin + " or on PATH (scripts/install-deps.sh installs it)"
-			if os.Getenv("OFFLOAD_KIT_REQUIRE_BUILDGRID") != "" || os.Getenv("OFFLOAD_KIT_REQUIRE_NGINX") != "" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
-		}
-		bin = p
-	}
-	dir := t.TempDir()
-	var lastErr string
-	for range 5 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		port := l.Addr().(*net.TCPAddr).Port
-		l.Close()
-		conf := filepath.Join(dir, "buildgrid.yml")
-		require.NoError(t, os.WriteFile(conf, fmt.Appendf(nil, buildGridConf, port, filepath.Join(dir, "cas")), 0o644))
-		logf, err := os.Create(filepath.Join(dir, "bgd.log"))
-		require.NoError(t, err)
-		cmd := exec.Command(bin, "server", "start", conf)
-		cmd.Dir = dir
-		cmd.Stdout, cmd.Stderr = logf, logf
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		require.NoError(t, cmd.Start())
-		b := &buildGrid{addr: fmt.Sprintf("127.0.0.1:%d", port), cmd: cmd, done: make(chan struct{})}
-		go func() { cmd.Wait(); logf.Close(); close(b.done) }()
-		if waitGRPC(b) {
-			t.Cleanup(b.stop)
-			return b
-		}
-		b.stop()
-		out, _ := os.ReadFile(filepath.Join(dir, "bgd.log"))
-		lastErr = string(out)
-		if !strings.Contains(lastErr, "in use") && !strings.Contains(lastErr, "Failed to bind") {
-			break
-		}
-	}
-	t.Fatalf("BuildGrid did not start:\n%s", lastErr)
-	return nil
-}
-
-// waitGRPC polls until the server answers GetCapabilities or exits.
-func waitGRPC(b *buildGrid) bool {
-	r, err := newRemote(Options{Remote: "grpc://" + b.addr + "/main", Timeout: time.Second})
-	if err != nil {
-		return false
-	}
+	bg := buildgrid.Start(t)
+	r, err := newRemote(Options{Remote: "grpc://" + bg.Addr + "/main", Timeout: time.Second})
+	require.NoError(t, err)
 	defer r.close()
-	g := r.(*grpcRemote)
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		_, err := r.(*grpcRemote).batchLimit(context.Background())
+		if err == nil {
+			return bg
+		}
 		select {
-		case <-b.done:
-			return false
+		case <-bg.Done():
+			t.Fatalf("BuildGrid ended: %v", err)
 		default:
 		}
-		if _, err := g.batchLimit(context.Background()); err == nil {
-			return true
+		if time.Now().After(deadline) {
+			t.Fatalf("BuildGrid does not answer GetCapabilities: %v", err)
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
-	return false
 }
 
 // streamed returns how many blobs c moved through ByteStream.
@@ -173,7 +55,7 @@ func checkout(t *testing.T, dir string, i, size int) map[string]string {
 
 func TestBuildGrid(t *testing.T) {
 	bg := startBuildGrid(t)
-	url := "grpc://" + bg.addr + "/main"
+	url := "grpc://" + bg.Addr + "/main"
 	const size = 256 << 10
 	ctx := context.Background()
 
@@ -221,7 +103,7 @@ func TestBuildGrid(t *testing.T) {
 		assert.False(t, getEntry(t, c, 99, size).OK, "NOT_FOUND is a miss")
 		// The instance name is part of the address: "other" has its own
 		// action cache.
-		o := openCache(t, Options{Dir: t.TempDir(), Remote: "grpc://" + bg.addr + "/other", Warn: w.warn})
+		o := openCache(t, Options{Dir: t.TempDir(), Remote: "grpc://" + bg.Addr + "/other", Warn: w.warn})
 		assert.False(t, getEntry(t, o, 1, size).OK, "another instance's entry")
 		for _, s := range []Stats{c.Stats(), o.Stats()} {
 			assert.Equal(t, int64(1), s.Misses)
@@ -296,7 +178,7 @@ func TestBuildGrid(t *testing.T) {
 
 	t.Run("a server that goes away is marked down", func(t *testing.T) {
 		putEntry(t, openCache(t, Options{Dir: t.TempDir(), Remote: url}), 8, size)
-		bg.stop()
+		bg.Stop()
 		dir := t.TempDir()
 		var w warnings
 		c := openCache(t, Options{Dir: dir, Remote: url, Warn: w.warn})

@@ -109,6 +109,8 @@ func level(pkg string) int {
 		return 3
 	case pkg == "internal/testutil/clitest": // test support: the packager's and kernels' tests' command, llvm-objdump and documented-JSON helpers (over llvmtools and internal/run, which runs the commands)
 		return 3
+	case pkg == "internal/testutil/buildgrid": // test support: a real BuildGrid (REAPI cache) server for the remote-cache tests (over internal/run, which runs bgd; no gRPC)
+		return 3
 	case pkg == "internal/testutil/llvmhelp": // test support: --help pages against LLVM's; above optable (which it filters) and internal/run (which runs the LLVM tool)
 		return 3
 	case pkg == "internal/driverenv": // the one driver environment (streams, environment, clock, CPUs, tool lookup)

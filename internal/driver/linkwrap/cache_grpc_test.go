@@ -3,101 +3,16 @@ package linkwrap
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/offload-kit/offload-kit/internal/run"
+	"github.com/offload-kit/offload-kit/internal/testutil/buildgrid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// bgdConf is a BuildGrid serving the REAPI cache services of instance
-// "main" (internal/cache's TestBuildGrid has the same server).
-const bgdConf = `server:
-  - !channel
-    address: "127.0.0.1:%d"
-    insecure-mode: true
-authorization:
-  method: none
-storages:
-  - !disk-storage &cas
-    path: %s
-caches:
-  - !lru-action-cache &ac
-    storage: *cas
-    max-cached-refs: 1024
-    allow-updates: true
-instances:
-  - name: main
-    services:
-      - !action-cache
-        cache: *ac
-      - !cas
-        storage: *cas
-      - !bytestream
-        storage: *cas
-monitoring:
-  enabled: false
-`
-
-// startBGD runs BuildGrid (installed by scripts/install-deps.sh) on a free
-// loopback port and returns its address. A missing BuildGrid skips the
-// test, or fails it under OFFLOAD_KIT_REQUIRE_BUILDGRID or
-// OFFLOAD_KIT_REQUIRE_NGINX (CI).
-func startBGD(t *testing.T) string {
-	t.Helper()
-	bin := "/opt/offload-kit/buildgrid-0.4.4/bin/bgd"
-	if _, err := os.Stat(bin); err != nil {
-		if bin, err = exec.LookPath("bgd"); err != nil {
-			const msg = "BuildGrid (bgd) not found (scripts/install-deps.sh installs it)"
-			if os.Getenv("OFFLOAD_KIT_REQUIRE_BUILDGRID") != "" || os.Getenv("OFFLOAD_KIT_REQUIRE_NGINX") != "" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
-		}
-	}
-	dir := t.TempDir()
-	for range 5 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		port := l.Addr().(*net.TCPAddr).Port
-		l.Close()
-		conf := filepath.Join(dir, "bgd.yml")
-		require.NoError(t, os.WriteFile(conf, fmt.Appendf(nil, bgdConf, port, filepath.Join(dir, "cas")), 0o644))
-		var log bytes.Buffer
-		cmd := exec.Command(bin, "server", "start", conf)
-		cmd.Dir, cmd.Stdout, cmd.Stderr = dir, &log, &log
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		require.NoError(t, cmd.Start())
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		stop := func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); <-done }
-		addr := fmt.Sprintf("127.0.0.1:%d", port)
-		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-			select {
-			case <-done:
-				deadline = time.Time{}
-				continue
-			default:
-			}
-			if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-				c.Close()
-				t.Cleanup(stop)
-				return addr
-			}
-		}
-		stop()
-		t.Logf("bgd did not start:\n%s", log.String())
-	}
-	t.Fatal("BuildGrid did not start")
-	return ""
-}
 
 // TestDeviceLinkCacheGRPCRemote: TestDeviceLinkCacheTwoCheckouts across
 // machines, through a real BuildGrid: one project in two checkouts, each
@@ -111,7 +26,7 @@ func TestDeviceLinkCacheGRPCRemote(t *testing.T) {
 	}
 	cc := findTool(t, "clang-22", "clang")
 	ar := findTool(t, "llvm-ar-22", "llvm-ar", "ar")
-	remote := "grpc://" + startBGD(t) + "/main"
+	remote := "grpc://" + buildgrid.Start(t).Addr + "/main"
 	bin := buildWrapper(t)
 	lib := ompLibDir(t)
 	f := []string{"-fopenmp", "-fopenmp-targets=x86_64-unknown-linux-gnu", "-L" + lib, "-Wno-unused-command-line-argument"}

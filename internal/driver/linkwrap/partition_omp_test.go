@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/offload-kit/offload-kit/internal/testutil/buildgrid"
 	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
 )
 
@@ -142,7 +143,7 @@ func TestPartitionsSharedThroughRemote(t *testing.T) {
 	}
 	clang := findTool(t, "clang-22", "clang")
 	llvmWrapper := llvmtools.Tool(t, "clang-linker-wrapper")
-	remote := "grpc://" + startBGD(t) + "/main"
+	remote := "grpc://" + buildgrid.Start(t).Addr + "/main"
 	wrapDir := buildWrapper(t)
 	cuda := fakeCUDA(t)
 	const tus, kernels = 3, 4
