@@ -91,6 +91,9 @@ type driver struct {
 	poolOnce sync.Once
 	pool     *llvmpool.Pool
 	poolErr  error
+	// ptxas of NVPTX parts: at most NumCPU at once
+	ptxasOnce sync.Once
+	ptxasSem  run.Limiter
 }
 
 func (d *driver) getenv(k string) string { return d.env.Getenv(k) }

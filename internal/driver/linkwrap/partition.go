@@ -327,7 +327,15 @@ func (d *driver) partObject(ctx context.Context, pc *partCompiler, p split.Parti
 			return false, err
 		}
 		argv := []string{pc.ptxas, pc.bits, "-O3", "--gpu-name", pc.cpu, "--output-file", obj, ptx, "-c"}
-		if err := d.runner.Run(ctx, &run.Cmd{Args: argv, Stdout: d.env.Stderr, Stderr: d.env.Stderr}); err != nil {
+		// ptxas runs, of every group's parts, at most one per CPU
+		d.ptxasOnce.Do(func() { d.ptxasSem = run.NewSemaphore(max(d.env.NumCPU, 1)) })
+		release, err := d.ptxasSem.Acquire(ctx)
+		if err != nil {
+			return false, err
+		}
+		err = d.runner.Run(ctx, &run.Cmd{Args: argv, Stdout: d.env.Stderr, Stderr: d.env.Stderr})
+		release()
+		if err != nil {
 			return false, fmt.Errorf("part %d: %w", p.Index, timedOut(err, "ptxas of part "+strconv.Itoa(p.Index)))
 		}
 	}
