@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -25,28 +24,10 @@ func TestDeviceLinkCacheGRPCRemote(t *testing.T) {
 		t.Skip("end-to-end test")
 	}
 	cc := findTool(t, "clang-22", "clang")
-	ar := findTool(t, "llvm-ar-22", "llvm-ar", "ar")
 	remote := "grpc://" + buildgrid.Start(t).Addr + "/main"
 	bin := buildWrapper(t)
 	lib := ompLibDir(t)
-	f := []string{"-fopenmp", "-fopenmp-targets=x86_64-unknown-linux-gnu", "-L" + lib, "-Wno-unused-command-line-argument"}
-	one := filepath.Join(t.TempDir(), "proj")
-	require.NoError(t, os.MkdirAll(filepath.Join(one, "lib"), 0o755))
-	files := map[string]string{
-		"main.c": "#include <stdio.h>\n#pragma omp declare target\nextern int devfn(void);\n#pragma omp end declare target\n" +
-			"int main(void) {\n  int r = 0;\n#pragma omp target map(from: r)\n  r = devfn();\n  printf(\"%d\\n\", r);\n  return 0;\n}\n",
-		"host.c":    "int devfn(void) { return -1; }\n",
-		"lib/dev.c": "int devfn(void) { return 41; }\n",
-	}
-	for name, text := range files {
-		require.NoError(t, os.WriteFile(filepath.Join(one, name), []byte(text), 0o644))
-	}
-	sh(t, one, nil, cmdline(cc, f, "-c", "main.c", "host.c")...)
-	sh(t, one, nil, cc, "-c", "-fPIC", "lib/dev.c", "-o", "lib/dev.o")
-	sh(t, one, nil, ar, "rcs", "lib/libdev.a", "lib/dev.o")
-	two := filepath.Join(t.TempDir(), "ci", "worker-7", "proj")
-	require.NoError(t, os.MkdirAll(filepath.Dir(two), 0o755))
-	require.NoError(t, exec.Command("cp", "-a", one, two).Run())
+	one, two, f := twoCheckouts(t, cc, lib)
 
 	link := func(dir, cacheDir string) string {
 		var stderr bytes.Buffer

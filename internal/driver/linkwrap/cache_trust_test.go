@@ -344,24 +344,15 @@ func TestSquatHelper(t *testing.T) {
 	t.Log("FORGED")
 }
 
-// TestDeviceLinkCacheTwoCheckouts is attack 2's portability end to end
-// through clang-22 -B<dir>: one OpenMP project, built once, copied to a
-// second directory at another depth (as a CI worker restores a tree), is
-// linked in each with absolute paths (objects, -Xoffload-linker -L<dir>/lib
-// -ldev). The second link must hit the first one's entry and print the
-// right value. (Objects compiled separately in each checkout differ: clang
-// names OpenMP kernels after the source file's device and inode, so their
-// device images differ and must miss.)
-func TestDeviceLinkCacheTwoCheckouts(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test")
-	}
-	cc := findTool(t, "clang-22", "clang")
+// twoCheckouts makes one small OpenMP project (main.c calls devfn from a
+// target region; lib/libdev.a has the device definition, host.c a host
+// one) compiled in one directory, copied to a second, deeper one, as two
+// CI workers would check it out. f are the OpenMP flags it was built with.
+func twoCheckouts(t *testing.T, cc, lib string) (one, two string, f []string) {
+	t.Helper()
 	ar := findTool(t, "llvm-ar-22", "llvm-ar", "ar")
-	bin := buildWrapper(t)
-	lib := ompLibDir(t)
-	f := []string{"-fopenmp", "-fopenmp-targets=x86_64-unknown-linux-gnu", "-L" + lib, "-Wno-unused-command-line-argument"}
-	one := filepath.Join(t.TempDir(), "proj")
+	f = []string{"-fopenmp", "-fopenmp-targets=x86_64-unknown-linux-gnu", "-L" + lib, "-Wno-unused-command-line-argument"}
+	one = filepath.Join(t.TempDir(), "proj")
 	require.NoError(t, os.MkdirAll(filepath.Join(one, "lib"), 0o755))
 	files := map[string]string{
 		"main.c": "#include <stdio.h>\n#pragma omp declare target\nextern int devfn(void);\n#pragma omp end declare target\n" +
@@ -375,9 +366,28 @@ func TestDeviceLinkCacheTwoCheckouts(t *testing.T) {
 	sh(t, one, nil, cmdline(cc, f, "-c", "main.c", "host.c")...)
 	sh(t, one, nil, cc, "-c", "-fPIC", "lib/dev.c", "-o", "lib/dev.o")
 	sh(t, one, nil, ar, "rcs", "lib/libdev.a", "lib/dev.o")
-	two := filepath.Join(t.TempDir(), "ci", "worker-7", "proj")
+	two = filepath.Join(t.TempDir(), "ci", "worker-7", "proj")
 	require.NoError(t, os.MkdirAll(filepath.Dir(two), 0o755))
 	require.NoError(t, exec.Command("cp", "-a", one, two).Run())
+	return one, two, f
+}
+
+// TestDeviceLinkCacheTwoCheckouts is attack 2's portability end to end
+// through clang-22 -B<dir>: one OpenMP project, built once, copied to a
+// second directory at another depth (as a CI worker restores a tree), is
+// linked in each with absolute paths (objects, -Xoffload-linker -L<dir>/lib
+// -ldev). The second link must hit the first one's entry and print the
+// right value. (Objects compiled separately in each checkout differ: clang
+// names OpenMP kernels after the source file's device and inode, so their
+// device images differ and must miss.)
+func TestDeviceLinkCacheTwoCheckouts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test")
+	}
+	cc := findTool(t, "clang-22", "clang")
+	bin := buildWrapper(t)
+	lib := ompLibDir(t)
+	one, two, f := twoCheckouts(t, cc, lib)
 
 	cacheDir := filepath.Join(t.TempDir(), "cache")
 	link := func(dir string) string {
@@ -398,7 +408,7 @@ func TestDeviceLinkCacheTwoCheckouts(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(two, "lib", "dev.c"), []byte("int devfn(void) { return 43; }\n"), 0o644))
 	sh(t, two, nil, cc, "-c", "-fPIC", "lib/dev.c", "-o", "lib/dev.o")
 	require.NoError(t, os.Remove(filepath.Join(two, "lib", "libdev.a")))
-	sh(t, two, nil, ar, "rcs", "lib/libdev.a", "lib/dev.o")
+	sh(t, two, nil, findTool(t, "llvm-ar-22", "llvm-ar", "ar"), "rcs", "lib/libdev.a", "lib/dev.o")
 	var stderr bytes.Buffer
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "OFFLOAD_KIT_CACHE_DIR=" + cacheDir, "OFFLOAD_KIT_VERBOSE=1"}
 	require.NoError(t, run.Exec{}.Run(context.Background(), &run.Cmd{Dir: two, Env: env, Stderr: &stderr,
