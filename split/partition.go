@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -65,7 +66,8 @@ const (
 //     go to part 0.
 //
 // A part may be empty of roots; it still parses. Modules with aliases or
-// ifuncs give ErrNotPartitionable.
+// ifuncs, or a variable it cannot read, give ErrNotPartitionable (the
+// caller links them whole).
 func (m *Module) Partition(n int) ([]Partition, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("partition: %d parts", n)
@@ -97,9 +99,12 @@ func (m *Module) Partition(n int) ([]Partition, error) {
 		case g.Kind == Function:
 			copyable[i] = !taken[i]
 		default:
-			hdr := m.varHeader(g)
-			copyable[i] = gpu && strings.Contains(hdr, " addrspace(3) ") ||
-				strings.Contains(hdr, " unnamed_addr ") && strings.Contains(hdr, " constant ")
+			words, kw, _, _, err := m.splitVar(g)
+			if err != nil {
+				return nil, err
+			}
+			copyable[i] = gpu && slices.Contains(words, "addrspace(3)") ||
+				slices.Contains(words, "unnamed_addr") && kw == "constant"
 		}
 	}
 	inUsed := make([]bool, ng)
@@ -210,10 +215,11 @@ func (m *Module) Partition(n int) ([]Partition, error) {
 			}
 			switch {
 			case g.Kind == Function && r == declare:
-				dst = appendDecl(dst, g, string(m.Src[g.Header.Start:g.Header.End]))
+				d := appendDecl(nil, g, string(m.Src[g.Header.Start:g.Header.End]))
 				if local[i] {
-					dst = hideDecl(dst, g)
+					d = hideDecl(d)
 				}
+				dst = append(dst, d...)
 			case g.Kind == Function: // promote
 				dst = append(dst, "define hidden "...)
 				dst = append(dst, strings.TrimPrefix(string(appendExternal(nil, g, string(m.Src[g.Header.Start:g.Header.End]))), "define ")...)
@@ -317,29 +323,6 @@ func countRefs(s, tok string) int {
 	}
 }
 
-// varHeader is a variable's text up to its type, with a space before and
-// after each word ("@x = internal unnamed_addr addrspace(3) global ").
-func (m *Module) varHeader(g *Global) string {
-	s := string(m.Src[g.Span.Start:g.Span.End])
-	if e := strings.IndexByte(s, '\n'); e >= 0 {
-		s = s[:e]
-	}
-	eq := strings.Index(s, " = ")
-	if eq < 0 {
-		return s
-	}
-	i := eq + 3
-	for i < len(s) {
-		j := tokenEnd(s, i)
-		w := s[i:j]
-		i = skipSpace(s, j)
-		if w == "global" || w == "constant" {
-			break
-		}
-	}
-	return " " + s[eq+3:i]
-}
-
 // splitVar cuts a variable definition line into its words before the
 // type, the keyword (global or constant), the type, and the rest after
 // the type (initializer, section, alignment, attachments).
@@ -347,7 +330,7 @@ func (m *Module) splitVar(g *Global) (words []string, kw, typ, rest string, err 
 	s := strings.TrimRight(string(m.Src[g.Span.Start:g.Span.End]), "\n")
 	eq := strings.Index(s, " = ")
 	if eq < 0 || strings.ContainsRune(s, '\n') {
-		return nil, "", "", "", fmt.Errorf("partition: cannot read the definition of @%s", g.Name())
+		return nil, "", "", "", fmt.Errorf("%w: cannot read the definition of @%s", ErrNotPartitionable, g.Name())
 	}
 	i := eq + 3
 	for i < len(s) {
@@ -361,11 +344,11 @@ func (m *Module) splitVar(g *Global) (words []string, kw, typ, rest string, err 
 		words = append(words, w)
 	}
 	if kw == "" || !startsType(s, i) {
-		return nil, "", "", "", fmt.Errorf("partition: cannot read the type of @%s", g.Name())
+		return nil, "", "", "", fmt.Errorf("%w: cannot read the type of @%s", ErrNotPartitionable, g.Name())
 	}
 	_, te, ok := parseType(s, i)
 	if !ok {
-		return nil, "", "", "", fmt.Errorf("partition: cannot read the type of @%s", g.Name())
+		return nil, "", "", "", fmt.Errorf("%w: cannot read the type of @%s", ErrNotPartitionable, g.Name())
 	}
 	return words, kw, s[i:te], s[te:], nil
 }
@@ -404,7 +387,7 @@ func (m *Module) varPromoted(g *Global) ([]byte, error) {
 		return nil, err
 	}
 	if r := strings.TrimSpace(rest); r == "" || r[0] == ',' {
-		return nil, fmt.Errorf("partition: @%s has no initializer", g.Name())
+		return nil, fmt.Errorf("%w: @%s has no initializer", ErrNotPartitionable, g.Name())
 	}
 	var b strings.Builder
 	b.WriteString("@" + g.Tok + " = hidden")
@@ -438,18 +421,16 @@ func alignOf(rest string) string {
 	}
 }
 
-// hideDecl makes the declaration just appended (of a promoted local
-// function) hidden.
-func hideDecl(dst []byte, g *Global) []byte {
-	k := strings.LastIndex(string(dst), "declare ")
-	if k < 0 {
-		return dst
+// hideDecl makes the declaration d (of a promoted local function) hidden.
+func hideDecl(d []byte) []byte {
+	tail, ok := strings.CutPrefix(string(d), "declare ")
+	if !ok {
+		return d
 	}
-	tail := string(dst[k+len("declare "):])
 	for _, v := range []string{"default ", "protected ", "hidden "} {
 		tail = strings.TrimPrefix(tail, v)
 	}
-	return append(dst[:k], "declare hidden "+tail...)
+	return []byte("declare hidden " + tail)
 }
 
 // appendUsed writes the llvm.used or llvm.compiler.used variable g with

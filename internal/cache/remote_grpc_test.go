@@ -33,7 +33,9 @@ import (
 )
 
 // fakeREAPI is an in-process ActionCache and CAS that records each call's
-// metadata and instance name. Capabilities is left unimplemented.
+// metadata and instance name. It serves no Capabilities service, as some
+// servers do not: the client then takes the protocol's default batch
+// limit (remote_grpc.go), and these tests exercise that path.
 type fakeREAPI struct {
 	repb.UnimplementedActionCacheServer
 	repb.UnimplementedContentAddressableStorageServer
