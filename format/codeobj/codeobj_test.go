@@ -3,6 +3,7 @@ package codeobj
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -457,4 +458,30 @@ func cuobjdumpResUsage(t *testing.T, text string) map[string][4]int64 {
 		out[m[1]] = v
 	}
 	return out
+}
+
+// TestCodeInNullSection: a function in a section retyped SHT_NULL, whose
+// offset then lies past the end of the file, has no code (Offset -1)
+// rather than a range outside the input. CI's FuzzParse found it.
+func TestCodeInNullSection(t *testing.T) {
+	co := read(t, "kern-gfx90a-clang22.co")
+	f, err := parseELF(co)
+	require.NoError(t, err)
+	var text int
+	for i := range f.sections {
+		if f.sections[i].name == ".text" {
+			text = i
+		}
+	}
+	require.NotZero(t, text)
+	hdr := int(binary.LittleEndian.Uint64(co[40:])) + text*64 // e_shoff, Elf64_Shdr
+	bad := patch(co, hdr+4, 0, 0, 0, 0)                       // sh_type = SHT_NULL
+	binary.LittleEndian.PutUint64(bad[hdr+24:], uint64(len(co))*4)
+	o, err := ParseKind(bad, KindAMDGPU)
+	require.NoError(t, err)
+	require.NotEmpty(t, o.Functions)
+	for _, fn := range o.Functions {
+		assert.Equal(t, int64(-1), fn.Offset, fn.Name)
+		assert.Nil(t, fn.Code(bad), fn.Name)
+	}
 }

@@ -117,7 +117,9 @@ func (f *elfFile) fileRange(s *elfSymbol) (off, size uint64, ok bool) {
 		return 0, 0, false
 	}
 	sec := &f.sections[s.shndx]
-	if sec.typ == shtNobits {
+	if uint64(len(sec.data)) != sec.size {
+		// SHT_NOBITS and SHT_NULL sections have no contents in the
+		// file: their offset and size were never checked against it.
 		return 0, 0, false
 	}
 	rel := s.value
