@@ -107,6 +107,26 @@ func (m *Module) Partition(n int) ([]Partition, error) {
 				slices.Contains(words, "unnamed_addr") && kw == "constant"
 		}
 	}
+	// AMDGPU: a kernel whose calls the part cannot see whole (an
+	// indirect call, or a call of a function defined elsewhere) is given
+	// the registers of every function in the module it is compiled in.
+	// Such kernels, and every function, are compiled in part 0, so that
+	// "every function" is the whole program's, as in the whole link.
+	whole := false
+	if strings.HasPrefix(m.Triple, "amdgcn") {
+		for i, inc := range m.openCallKernels(taken) {
+			if inc {
+				home[i], whole = 0, true
+			}
+		}
+	}
+	if whole {
+		for i := range m.Globals {
+			if g := &m.Globals[i]; g.Kind == Function && !g.Decl && !g.IsKernel() {
+				home[i] = 0
+			}
+		}
+	}
 	inUsed := make([]bool, ng)
 	for _, u := range usedMembers {
 		inUsed[u] = true
@@ -123,7 +143,7 @@ func (m *Module) Partition(n int) ([]Partition, error) {
 		if usedList[i] || g.Decl {
 			continue
 		}
-		if !local[i] || inUsed[i] && !copyable[i] {
+		if !local[i] || inUsed[i] && !copyable[i] || whole && g.Kind == Function {
 			plans[home[i]].roots = append(plans[home[i]].roots, int32(i))
 		}
 	}
@@ -258,6 +278,47 @@ func (m *Module) Partition(n int) ([]Partition, error) {
 		out[p] = Partition{Index: p, Roots: names, IR: canonicalNumbering(dst)}
 	}
 	return out, nil
+}
+
+// openCallKernels marks the kernels whose call graph is open: a function
+// they reach by direct calls makes an indirect call, or calls a function
+// that is not copied into the caller's part (a declaration other than an
+// intrinsic, an address-taken function, a kernel). The AMDGPU backend
+// gives such a kernel the largest register counts of all functions in the
+// module it compiles (amdgpu.max_num_vgpr and its kind), where a closed
+// one gets those of its own callees.
+func (m *Module) openCallKernels(taken []bool) []bool {
+	open := make([]bool, len(m.Globals))
+	seen := make([]int32, len(m.Globals)) // the kernel (+1) that last visited
+	var stack []int32
+	for k := range m.Globals {
+		if !m.Globals[k].IsKernel() || m.Globals[k].Decl {
+			continue
+		}
+		stack = append(stack[:0], int32(k))
+		seen[k] = int32(k) + 1
+		for len(stack) > 0 && !open[k] {
+			g := &m.Globals[stack[len(stack)-1]]
+			stack = stack[:len(stack)-1]
+			if len(g.indirect) > 0 {
+				open[k] = true
+				break
+			}
+			for _, c := range g.calls {
+				cg := &m.Globals[c]
+				switch {
+				case cg.Decl && strings.HasPrefix(cg.Name(), "llvm."):
+					continue
+				case cg.Decl || taken[c] || cg.IsKernel():
+					open[k] = true
+				case seen[c] != int32(k)+1:
+					seen[c] = int32(k) + 1
+					stack = append(stack, c)
+				}
+			}
+		}
+	}
+	return open
 }
 
 func contains(sorted []int32, i int32) bool {

@@ -40,6 +40,27 @@ func TestPartitionRules(t *testing.T) {
 	}
 	sort.Strings(external)
 	require.NotEmpty(t, external)
+	// every kernel of this program calls through a function-pointer
+	// table except the two tk<N> instances: those open kernels, and every
+	// function, are part 0's; the closed ones are at their hash's home
+	open := m.openCallKernels(m.addressTaken())
+	home := func(name string, n int) int {
+		g := &m.Globals[m.Lookup(name)]
+		if g.Kind == Function && (!g.IsKernel() || open[m.Lookup(name)]) {
+			return 0
+		}
+		return Home(name, n)
+	}
+	var closed []string
+	for i := range m.Globals {
+		if g := &m.Globals[i]; g.IsKernel() && !open[i] {
+			closed = append(closed, g.Name())
+		}
+		if g := &m.Globals[i]; g.IsKernel() && strings.HasPrefix(g.Name(), "_Z8kern_") {
+			assert.True(t, open[i], "%s calls through a function-pointer table", g.Name())
+		}
+	}
+	assert.Equal(t, []string{"_Z2tkILi0EEvPi", "_Z2tkILi1EEvPi"}, closed)
 	as := tool(t, "llvm-as")
 	for _, n := range []int{1, 2, 3, 8} {
 		parts, err := m.Partition(n)
@@ -51,7 +72,7 @@ func TestPartitionRules(t *testing.T) {
 		var roots []string
 		for _, p := range parts {
 			for _, r := range p.Roots {
-				assert.Equal(t, p.Index, Home(r, n), "%s is a root of part %d, not of its home", r, p.Index)
+				assert.Equal(t, p.Index, home(r, n), "%s is a root of part %d, not of its home", r, p.Index)
 			}
 			roots = append(roots, p.Roots...)
 			dir := t.TempDir()
@@ -60,14 +81,27 @@ func TestPartitionRules(t *testing.T) {
 			runTool(t, nil, as, ll, "-o", filepath.Join(dir, "part.bc"))
 			pm, err := Parse(ll, p.IR)
 			require.NoError(t, err, "part %d of %d", p.Index, n)
+			if p.Index == 0 {
+				// part 0 compiles every function of the program: the
+				// open kernels get the registers of all of them
+				for i := range m.Globals {
+					if g := &m.Globals[i]; g.Kind == Function && !g.Decl && !g.IsKernel() {
+						k := pm.Lookup(g.Name())
+						if assert.GreaterOrEqual(t, k, 0, "part 0 lacks %s", g.Name()) {
+							assert.False(t, pm.Globals[k].Decl, "part 0 only declares %s", g.Name())
+						}
+					}
+				}
+			}
 			for i := range pm.Globals {
 				g := &pm.Globals[i]
 				name := g.Name()
 				switch {
 				case strings.Contains(name, "op_add_") || strings.Contains(name, "op_mul_"):
-					// address-taken (in a function-pointer table): defined once
+					// address-taken (in a function-pointer table): defined
+					// once, by part 0, with the open kernels
 					if !g.Decl {
-						assert.Equal(t, Home(name, n), p.Index, "part %d defines %s, whose home is part %d", p.Index, name, Home(name, n))
+						assert.Equal(t, 0, p.Index, "part %d defines %s", p.Index, name)
 					}
 				case strings.Contains(name, "lds_sum") && !g.Decl:
 					assert.Equal(t, "internal", g.Linkage, "a called local function is copied")
@@ -110,19 +144,38 @@ func TestPartitionStable(t *testing.T) {
 	src2 := append(append(append([]byte{}, src[:g.Header.End]...), edited...), src[g.Span.End:]...)
 	m2, err := Parse("lto2.ll", src2)
 	require.NoError(t, err)
-	for _, n := range []int{2, 3, 8} {
+	// the kernel calls through a function-pointer table: an open kernel,
+	// part 0's (TestPartitionRules); a closed one (tk<1>) is at its hash
+	tk := "_Z2tkILi1EEvPi"
+	j := m.Lookup(tk)
+	require.GreaterOrEqual(t, j, 0)
+	tkBody := string(src2[m2.Globals[j].Header.End:m2.Globals[j].Span.End])
+	tkEdited := strings.Replace(tkBody, "ret void", "store i32 9, ptr addrspace(1) null, align 4\n  ret void", 1)
+	require.NotEqual(t, tkBody, tkEdited)
+	g3 := &m2.Globals[j]
+	src3 := append(append(append([]byte{}, src2[:g3.Header.End]...), tkEdited...), src2[g3.Span.End:]...)
+	m3, err := Parse("lto3.ll", src3)
+	require.NoError(t, err)
+	for _, n := range []int{2, 3, 8, 32} {
 		a, err := m.Partition(n)
 		require.NoError(t, err)
 		b, err := m2.Partition(n)
 		require.NoError(t, err)
-		changed := 0
+		c, err := m3.Partition(n)
+		require.NoError(t, err)
+		changed, changedTk := 0, 0
 		for k := range a {
 			if !bytes.Equal(a[k].IR, b[k].IR) {
 				changed++
-				assert.Equal(t, Home(kernel, n), k, "part %d changed", k)
+				assert.Equal(t, 0, k, "part %d changed", k)
+			}
+			if !bytes.Equal(b[k].IR, c[k].IR) {
+				changedTk++
+				assert.Equal(t, Home(tk, n), k, "part %d changed", k)
 			}
 		}
 		assert.Equal(t, 1, changed, "%d parts", n)
+		assert.Equal(t, 1, changedTk, "%d parts", n)
 	}
 }
 

@@ -30,11 +30,13 @@ import (
 
 // AutoPartitions is --device-partitions=auto: autoPartitions parts. The
 // count must not depend on the program (a kernel added would move every
-// other kernel), so auto is a constant: 8, the parts HIP's LTO used by
-// default before LLVM 22.
+// other kernel), so auto is a constant: 32. A one-kernel edit recompiles
+// one part, so a relink costs the LTO plus 1/32 of the code generation;
+// parts that define nothing are not compiled. docs/partitions.md gives
+// the measurements behind 32.
 const (
 	AutoPartitions = -1
-	autoPartitions = 8
+	autoPartitions = 32
 	maxPartitions  = 256
 )
 
@@ -181,11 +183,14 @@ func (d *driver) partitionedLink(ctx context.Context, j *linkJob, n, level int) 
 	if err != nil {
 		return fmt.Errorf("device link for %s: %w", groupName(g.key), err)
 	}
+	sp = d.on(g).Open(phase.Spec{Name: "partition", Detail: groupName(g.key), Event: "Partition"})
 	m, err := split.Parse("ld-temp.o", ir)
 	if err != nil {
+		sp.End()
 		return fmt.Errorf("device link for %s: %w", groupName(g.key), err)
 	}
 	parts, err := m.Partition(n)
+	sp.End()
 	if errors.Is(err, split.ErrNotPartitionable) {
 		d.partNote(g, "%v; linking whole", err)
 		return errWhole
@@ -193,6 +198,8 @@ func (d *driver) partitionedLink(ctx context.Context, j *linkJob, n, level int) 
 	if err != nil {
 		return fmt.Errorf("device link for %s: %w", groupName(g.key), err)
 	}
+	all := len(parts)
+	parts = definingParts(parts)
 	lib, version := pool.Library()
 	pc := partCompiler{pool: pool, triple: g.key.triple, cpu: cpu, features: features, level: level, lib: lib, version: version}
 	nvptx := g.key.target().IsNVPTX()
@@ -214,6 +221,7 @@ func (d *driver) partitionedLink(ctx context.Context, j *linkJob, n, level int) 
 	errs := make([]error, len(parts))
 	var compiled, cached atomic.Int64
 	var wg sync.WaitGroup
+	sp = d.on(g).Open(phase.Spec{Name: "parts", Detail: groupName(g.key), Event: "Codegen parts"})
 	for i, p := range parts {
 		ext := "o"
 		if nvptx {
@@ -237,13 +245,18 @@ func (d *driver) partitionedLink(ctx context.Context, j *linkJob, n, level int) 
 		}()
 	}
 	wg.Wait()
+	sp.End()
 	if err := firstErr(errs); err != nil {
 		return fmt.Errorf("device link for %s: %w", groupName(g.key), err)
 	}
 	d.parts.compiled.Add(compiled.Load())
 	d.parts.cached.Add(cached.Load())
 	if d.opt.Verbose {
-		d.notef("device link for %s: %d parts, %d compiled, %d from the cache", groupName(g.key), len(parts), compiled.Load(), cached.Load())
+		empty := ""
+		if all > len(parts) {
+			empty = fmt.Sprintf(" (%d of %d empty)", all-len(parts), all)
+		}
+		d.notef("device link for %s: %d parts, %d compiled, %d from the cache%s", groupName(g.key), len(parts), compiled.Load(), cached.Load(), empty)
 	}
 	var args []string
 	if nvptx {
@@ -274,6 +287,22 @@ func (d *driver) partitionedLink(ctx context.Context, j *linkJob, n, level int) 
 		return timedOut(err, "device link for "+groupName(g.key)+" of "+inputNames(g))
 	}
 	return nil
+}
+
+// definingParts drops the parts that define nothing (no roots: a program
+// with fewer kernels than parts); they would cost a compilation and a
+// linker input each. At least one part is kept, so the link has an input.
+func definingParts(parts []split.Partition) []split.Partition {
+	var keep []split.Partition
+	for _, p := range parts {
+		if len(p.Roots) > 0 {
+			keep = append(keep, p)
+		}
+	}
+	if len(keep) == 0 && len(parts) > 0 {
+		keep = parts[:1]
+	}
+	return keep
 }
 
 // partCompiler compiles the parts of one group.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -78,7 +79,12 @@ func partitionProgram(t *testing.T, dir, lang string, tus, kernels int, edit str
 			p(`  tile[i & 31] = p[i] * coeff_%d[%d];`, tu, k&3)
 			p(`  %s;`, barrier)
 			p(`  float acc = lds_sum_%d(tile[(i+1)&31]);`, tu)
-			p(`  int r = ops_%d[(n+%d) & 1](n) + lut_%d[(i+%d) & 7];`, tu, k, tu, k)
+			if k%2 == 0 {
+				// an indirect call: an open call graph (docs/partitions.md)
+				p(`  int r = ops_%d[(n+%d) & 1](n) + lut_%d[(i+%d) & 7];`, tu, k, tu, k)
+			} else {
+				p(`  int r = n * %d + lut_%d[(i+%d) & 7];`, k+1, tu, k)
+			}
 			if k%3 == 0 {
 				p(`  r += fib_%d(n & 7);`, tu)
 			}
@@ -170,7 +176,8 @@ var fatbinEntry = regexp.MustCompile(`(?m)^  entry hip-amdgcn\S+ .*$`)
 
 // TestPartitionedHIPMatchesWholeLink links one HIP program (2 processors)
 // whole, with LLVM 22's wrapper and without ld.lld's LTO partitions, and
-// through ours with --device-partitions=3 and auto (8). Every kernel must
+// through ours with --device-partitions=3 and auto (32, the empty ones
+// left out). Every kernel must
 // have the same code size, resources (SGPRs, VGPRs, AGPRs, LDS, scratch,
 // kernarg, spills), the same instructions and the same exported symbols;
 // the programs register the same kernels and variables. Then a one-kernel
@@ -242,12 +249,19 @@ func TestPartitionedHIPMatchesWholeLink(t *testing.T) {
 	whole("whole")
 	for _, parts := range []string{"3", "auto"} {
 		log := linkOurs("ours-"+parts, parts)
-		n := parts
-		if n == "auto" {
-			n = "8"
-		}
 		for _, a := range archs {
-			assert.Contains(t, log, fmt.Sprintf("device link for amdgcn-amd-amdhsa %s: %s parts, %s compiled, 0 from the cache", a, n, n))
+			if parts == "3" {
+				assert.Contains(t, log, fmt.Sprintf("device link for amdgcn-amd-amdhsa %s: 3 parts, 3 compiled, 0 from the cache\n", a))
+				continue
+			}
+			// auto: 32 parts, those that define nothing left out
+			m := regexp.MustCompile(`device link for amdgcn-amd-amdhsa ` + a + `: (\d+) parts, (\d+) compiled, 0 from the cache \((\d+) of 32 empty\)`).FindStringSubmatch(log)
+			require.NotNil(t, m, "%s: %s", a, log)
+			n, _ := strconv.Atoi(m[1])
+			empty, _ := strconv.Atoi(m[3])
+			assert.Equal(t, m[1], m[2], "every part compiled")
+			assert.Equal(t, 32, n+empty)
+			assert.Greater(t, empty, 0, "%d kernels in 32 parts: some are empty", tus*kernels)
 		}
 		compare("whole", "ours-"+parts)
 	}
@@ -324,17 +338,22 @@ func TestPartitionedCUDAMatchesWholeLink(t *testing.T) {
 		return resUsage(t, filepath.Join(dir, out))
 	}
 	cacheDir := filepath.Join(dir, "cache")
-	ours := func(out string) (map[string]string, string) {
-		args := append(append([]string{filepath.Join(wrapDir, "linker-wrapper")}, common...), "--device-partitions=3", "--wrapper-verbose", "--cache-dir="+cacheDir, "-o", out)
+	oursIn := func(out, parts, cacheDir string) (map[string]string, string) {
+		args := append(append([]string{filepath.Join(wrapDir, "linker-wrapper")}, common...), "--device-partitions="+parts, "--wrapper-verbose", "--cache-dir="+cacheDir, "-o", out)
 		cmd := exec.Command(args[0], append(args[1:], objs...)...)
 		cmd.Dir = dir
 		b, err := cmd.CombinedOutput()
 		require.NoError(t, err, "%s", b)
 		return resUsage(t, filepath.Join(dir, out)), string(b)
 	}
+	ours := func(out string) (map[string]string, string) { return oursIn(out, "3", cacheDir) }
 	want := whole("whole.fatbin")
 	require.GreaterOrEqual(t, len(want), 2*(tus*kernels+2), "kernels and the template instances, per architecture")
-	got, log := ours("ours.fatbin")
+	// auto: 32 parts, most of them empty, a kernel or two in the others
+	got, log := oursIn("ours-auto.fatbin", "auto", filepath.Join(dir, "cache-auto"))
+	assert.Equal(t, want, got, "resources per function, auto")
+	assert.Regexp(t, `nvptx64-nvidia-cuda sm_80: \d+ parts, \d+ compiled, 0 from the cache \(\d+ of 32 empty\)`, log)
+	got, log = ours("ours.fatbin")
 	assert.Equal(t, want, got, "resources per function")
 	for _, a := range []string{"sm_80", "sm_90"} {
 		assert.Contains(t, log, fmt.Sprintf("device link for nvptx64-nvidia-cuda %s: 3 parts, 3 compiled, 0 from the cache", a))
