@@ -2,7 +2,8 @@
 # Partitioned device links (issue 27, docs/partitions.md), step 1, on the
 # development machine: clang 22 compiles parts_a.cu and parts_b.cu with
 # -foffload-lto for sm_80 and sm_90, and the programs are linked here:
-# parts-3 and parts-8 by offload-kit's linker-wrapper in 3 and 8 parts (LTO
+# parts-3, parts-8 and parts-auto by offload-kit's linker-wrapper in 3, 8 and auto
+# (32, the empty ones left out) parts (LTO
 # in libLLVM, ptxas -c per part, nvlink), parts-whole by LLVM 22's
 # clang-linker-wrapper (clang-nvlink-wrapper: LTO, ptxas, nvlink). ptxas,
 # nvlink, fatbinary and libcudart are NVIDIA's CUDA 13.5 wheels that make
@@ -32,12 +33,12 @@ exec g++ "\$@" -L$NV/lib -l:libcudart.so.13 -Wl,-rpath,/usr/local/cuda/lib64
 EOS
 chmod +x "$tmp/gxx-link"
 W=(--host-triple=x86_64-unknown-linux-gnu "--linker-path=$tmp/gxx-link" "--cuda-path=$CUDA")
-for n in 3 8; do
+for n in 3 8 auto; do
   "$OUT/bin/linker-wrapper" "${W[@]}" --device-partitions=$n --wrapper-verbose -o "$OUT/parts-$n" "$OUT/parts_a.o" "$OUT/parts_b.o" 2>&1 | grep -E 'device link|error' || true
   test -x "$OUT/parts-$n"
 done
 "$LLVM/clang-linker-wrapper" "${W[@]}" "--device-compiler=nvptx64-nvidia-cuda=--cuda-path=$CUDA" -o "$OUT/parts-whole" "$OUT/parts_a.o" "$OUT/parts_b.o"
-for p in parts-3 parts-8 parts-whole; do
+for p in parts-3 parts-8 parts-auto parts-whole; do
   "$OUT/bin/offload-packager" kernels --top 5 "$OUT/$p" > "$OUT/$p.kernels.txt"
 done
 cp run-partitions.sh "$OUT/"
