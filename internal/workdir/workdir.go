@@ -42,6 +42,15 @@ type Dir struct {
 // New returns a Dir; nothing is created until a name is requested.
 func New(opt Options) *Dir { return &Dir{opt: opt, used: map[string]bool{}} }
 
+// Root is the directory the private directory is made in: TempRoot, or
+// os.TempDir().
+func (d *Dir) Root() string {
+	if d.opt.TempRoot != "" {
+		return d.opt.TempRoot
+	}
+	return os.TempDir()
+}
+
 // SaveTemps reports whether files are kept under fixed names.
 func (d *Dir) SaveTemps() bool { return d.opt.SaveTemps }
 
@@ -77,7 +86,7 @@ func (d *Dir) Name(prefix, ext string) (string, error) {
 		if atomicfile.Interrupted() {
 			return "", atomicfile.ErrInterrupted
 		}
-		p, err := os.MkdirTemp(d.opt.TempRoot, "offload-kit-")
+		p, err := os.MkdirTemp(d.Root(), "offload-kit-")
 		if err != nil {
 			return "", err
 		}

@@ -512,11 +512,7 @@ func (d *driver) hashHashHashKey(argv []string, work string) (string, [][2]strin
 // hashHashHashDeps lists the paths a memoised -### output depends on;
 // ok is false when it cannot be memoised.
 func (d *driver) hashHashHashDeps(argv []string, cmds [][]string, work string) (deps []string, ok bool) {
-	tmp := d.getenv("TMPDIR")
-	if tmp == "" {
-		tmp = "/tmp"
-	}
-	tmp = filepath.Clean(tmp)
+	tmp := filepath.Clean(d.work.Root()) // where the work directories are made
 	seen := map[string]bool{}
 	// one adds p alone; up adds p and n of its parents. The work
 	// directory (new each run, its files keyed as inputs) and the

@@ -141,7 +141,7 @@ func Run(ctx context.Context, envp *Env, o Options) (err error) {
 	}
 	d.work = env.Work
 	if d.work == nil {
-		d.work = workdir.New(workdir.Options{SaveTemps: opt.SaveTemps, KeepDir: filepath.Dir(d.exe)})
+		d.work = workdir.New(workdir.Options{SaveTemps: opt.SaveTemps, KeepDir: filepath.Dir(d.exe), TempRoot: env.TempRoot()})
 		defer func() {
 			if cerr := d.work.Close(); err == nil {
 				err = cerr
