@@ -20,6 +20,7 @@ import (
 	"github.com/offload-kit/offload-kit/format/ar"
 	"github.com/offload-kit/offload-kit/format/bitcode"
 	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
+	"github.com/offload-kit/offload-kit/internal/testutil/tmproot"
 )
 
 const llvmBin = llvmtools.Dir
@@ -182,7 +183,7 @@ func getCorpus(t *testing.T) *corpus {
 }
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := tmproot.Run(m) // clang leaves directories in TMPDIR
 	if theCorpus.dir != "" {
 		os.RemoveAll(theCorpus.dir)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/offload-kit/offload-kit/internal/llvmpool"
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
+	"github.com/offload-kit/offload-kit/internal/testutil/tmproot"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -258,9 +259,13 @@ func TestMain(m *testing.M) {
 	if llvmpool.IsHelper(os.Args) { // in-process LLVM of SYCL links
 		os.Exit(llvmpool.Serve(os.Args, os.Stdin, os.Stdout))
 	}
-	code := m.Run()
+	// clang and LLVM's own wrapper (the oracle) leave files in TMPDIR
+	code := tmproot.Run(m)
 	if wrapperDir != "" {
 		os.RemoveAll(wrapperDir)
+	}
+	if releaseBinDir != "" {
+		os.RemoveAll(releaseBinDir)
 	}
 	os.Exit(code)
 }
