@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
+	"github.com/offload-kit/offload-kit/internal/testutil/tmproot"
 )
 
 // releaseKernel is a HIP kernel that needs no HIP headers (-nogpuinc): the
@@ -69,7 +70,7 @@ func TestClangReleaseCompile(t *testing.T) {
 				o := filepath.Join(t.TempDir(), "k.o")
 				cmd := exec.Command(clang, append(append(append([]string(nil), flags...), extra...), filepath.Join(src, "k.hip"), "-o", o)...)
 				cmd.Dir = src
-				cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + src}
+				cmd.Env = tmproot.Env([]string{"PATH=/usr/bin:/bin", "HOME=" + src})
 				var stderr bytes.Buffer
 				cmd.Stderr = &stderr
 				require.NoError(t, cmd.Run(), "clang %d %s %v: %s", major, mode.name, extra, stderr.String())

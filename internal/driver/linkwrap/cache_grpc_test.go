@@ -9,6 +9,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/testutil/buildgrid"
+	"github.com/offload-kit/offload-kit/internal/testutil/tmproot"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -33,7 +34,7 @@ func TestDeviceLinkCacheGRPCRemote(t *testing.T) {
 		var stderr bytes.Buffer
 		env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "OFFLOAD_KIT_CACHE_DIR=" + cacheDir,
 			"OFFLOAD_KIT_CACHE_REMOTE=" + remote, "OFFLOAD_KIT_VERBOSE=1"}
-		err := run.Exec{}.Run(context.Background(), &run.Cmd{Dir: dir, Env: env, Stderr: &stderr,
+		err := run.Exec{}.Run(context.Background(), &run.Cmd{Dir: dir, Env: tmproot.Env(env), Stderr: &stderr,
 			Args: cmdline(cc, f, "-B"+bin, filepath.Join(dir, "main.o"), filepath.Join(dir, "host.o"),
 				"-Xoffload-linker", "-L"+filepath.Join(dir, "lib"), "-Xoffload-linker", "-ldev", "-o", filepath.Join(dir, "app"))})
 		require.NoError(t, err, stderr.String())

@@ -18,6 +18,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/format"
 	"github.com/offload-kit/offload-kit/internal/run"
+	"github.com/offload-kit/offload-kit/internal/testutil/tmproot"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -180,7 +181,7 @@ func TestDeviceLinkCacheOpenMP(t *testing.T) {
 	link := func(hostValue string) string {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "host.c"), []byte("int host_value(void) { return "+hostValue+"; }\n"), 0o644))
 		var stderr bytes.Buffer
-		err := run.Exec{}.Run(context.Background(), &run.Cmd{Dir: dir, Env: env, Stderr: &stderr,
+		err := run.Exec{}.Run(context.Background(), &run.Cmd{Dir: dir, Env: tmproot.Env(env), Stderr: &stderr,
 			Args: cmdline(cc, f, "-B"+bin, "xtu_main.o", "xtu_dev.o", "host.c", "-o", "xtu",
 				"-Xlinker", "--wrapper-time-trace="+filepath.Join(dir, "trace.json"), "-Xlinker", "--wrapper-time-trace-granularity=0")})
 		require.NoError(t, err, stderr.String())
@@ -436,7 +437,7 @@ func TestDeviceLinkCacheDeviceLibraryRebuilt(t *testing.T) {
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "OFFLOAD_KIT_CACHE_DIR=" + cacheDir, "OFFLOAD_KIT_VERBOSE=1"}
 	link := func() string {
 		var stderr bytes.Buffer
-		err := run.Exec{}.Run(context.Background(), &run.Cmd{Dir: dir, Env: env, Stderr: &stderr,
+		err := run.Exec{}.Run(context.Background(), &run.Cmd{Dir: dir, Env: tmproot.Env(env), Stderr: &stderr,
 			Args: cmdline(cc, f, "-B"+bin, "main.o", "host.o", "-Xoffload-linker", "-L.", "-Xoffload-linker", "-ldev", "-o", "app")})
 		require.NoError(t, err, stderr.String())
 		return stderr.String()

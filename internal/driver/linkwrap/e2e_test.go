@@ -54,7 +54,7 @@ func stubInclude(t *testing.T) string {
 func sh(t *testing.T, dir string, env []string, argv ...string) string {
 	t.Helper()
 	var out, errb bytes.Buffer
-	err := run.Exec{}.Run(context.Background(), &run.Cmd{Args: argv, Dir: dir, Env: env, Stdout: &out, Stderr: &errb})
+	err := run.Exec{}.Run(context.Background(), &run.Cmd{Args: argv, Dir: dir, Env: tmproot.Env(env), Stdout: &out, Stderr: &errb})
 	if err != nil {
 		t.Fatalf("%s\n%+v\nstdout:\n%s\nstderr:\n%s", strings.Join(argv, " "), err, out.String(), errb.String())
 	}

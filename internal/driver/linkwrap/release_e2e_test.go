@@ -19,6 +19,7 @@ import (
 
 	"github.com/offload-kit/offload-kit/internal/run"
 	"github.com/offload-kit/offload-kit/internal/testutil/llvmtools"
+	"github.com/offload-kit/offload-kit/internal/testutil/tmproot"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -66,7 +67,7 @@ func (k releaseKit) runEnv() []string {
 // error. (One buffer for both would be written from two goroutines.)
 func try(dir string, env []string, argv ...string) (string, error) {
 	var out, errb bytes.Buffer
-	err := run.Exec{}.Run(context.Background(), &run.Cmd{Args: argv, Dir: dir, Env: env, Stdout: &out, Stderr: &errb})
+	err := run.Exec{}.Run(context.Background(), &run.Cmd{Args: argv, Dir: dir, Env: tmproot.Env(env), Stdout: &out, Stderr: &errb})
 	return out.String() + errb.String(), err
 }
 
