@@ -128,6 +128,13 @@ func (p Profile) WrapperDumpdir() bool { return p.Dumpdir() && p.Major >= 20 }
 // <output>.<arch>.native.img.
 func (p Profile) WrapperLegacyDeviceLink() bool { return p.Major <= 19 }
 
+// WrapperLTOInProcess: the release's wrapper runs LTO itself on bitcode
+// device inputs and gives clang the object it made (LLVM 16's and 19's,
+// for every target); 20 and later hand the bitcode to clang's device link,
+// and clang asks for -flto=full on CPU targets itself
+// (--device-compiler=<triple>=-flto=full).
+func (p Profile) WrapperLTOInProcess() bool { return p.Major <= 19 }
+
 // WrapperClang16Line: the release's wrapper builds LLVM 16's device clang
 // line (seen with 16's; 17 and 18 are taken to be 19's): no
 // --no-default-config, -Bsymbolic as a clang option, and the inputs last,

@@ -91,7 +91,7 @@ type driver struct {
 	poolOnce sync.Once
 	pool     *llvmpool.Pool
 	poolErr  error
-	// ptxas of NVPTX parts: at most NumCPU at once
+	// ptxas of NVPTX parts: at most --wrapper-jobs (or NumCPU) at once
 	ptxasOnce sync.Once
 	ptxasSem  run.Limiter
 }
@@ -563,6 +563,12 @@ func (d *driver) clangJob(ctx context.Context, g *group, img string) (*linkJob, 
 		return nil, err
 	}
 	args := d.deviceArgs(clang, g.key, false, img, inputs)
+	if !g.key.target().IsGPU() && d.rel().WrapperLTOInProcess() && bitcodeInputs(g) {
+		// LLVM 16's and 19's wrappers ran LTO on CPU bitcode themselves;
+		// that release's clang does it with its LTO plugin, given -flto
+		// (without it, ld rejects the bitcode)
+		args = append(args, "-flto")
+	}
 	return &linkJob{g: g, img: img, steps: [][]string{args}, trace: "Clang", libs: !g.key.target().IsGPU()}, nil
 }
 

@@ -81,25 +81,22 @@ func (d *driver) partitionPlan(g *group) (n, level int, why string) {
 	}
 	level = 2 // ld.lld's LTO default
 	opt := d.optLevelArgs()
+	lto := false
 	for _, v := range deviceValues(o.DeviceCompiler, g.key.triple, d.rel().DeviceValuesByArch()) {
 		switch {
-		case strings.HasPrefix(v, "-flto-partitions="), v == "-flto", v == "-flto=full":
-			// clang 22 asks for ld.lld's LTO partitions for HIP (these
-			// parts replace them), and for full LTO on CPU targets
+		case strings.HasPrefix(v, "-flto-partitions="):
+			// clang 22 asks for ld.lld's LTO partitions for HIP; these
+			// parts replace them
+		case v == "-flto", v == "-flto=full":
+			lto = true // clang 22 asks for full LTO on CPU targets
 		case strings.HasPrefix(v, "-O"):
 			opt = []string{v} // clang passes the link's -O<n> this way
 		default:
 			return 0, 0, "device compiler argument " + v + " links whole"
 		}
 	}
-	if !t.IsGPU() {
-		lto := false
-		for _, v := range deviceValues(o.DeviceCompiler, g.key.triple, d.rel().DeviceValuesByArch()) {
-			lto = lto || v == "-flto" || v == "-flto=full"
-		}
-		if !lto {
-			return 0, 0, "a CPU device link without -flto (compile with -foffload-lto)"
-		}
+	if !t.IsGPU() && !lto {
+		return 0, 0, "a CPU device link without -flto (compile with -foffload-lto)"
 	}
 	if len(opt) == 1 {
 		switch opt[0] {
@@ -120,6 +117,16 @@ func (d *driver) partitionPlan(g *group) (n, level int, why string) {
 		}
 	}
 	return n, level, ""
+}
+
+// bitcodeInputs reports whether any of g's device inputs is bitcode.
+func bitcodeInputs(g *group) bool {
+	for _, in := range g.inputs {
+		if isBitcode(in.bin.Image) {
+			return true
+		}
+	}
+	return false
 }
 
 func isBitcode(b []byte) bool {
@@ -217,25 +224,25 @@ func (d *driver) partitionedLink(ctx context.Context, j *linkJob, n, level int) 
 			pc.bits = "-m32"
 		}
 	}
+	ext := "o"
+	if nvptx {
+		ext = "cubin"
+	}
 	objs := make([]string, len(parts))
+	for i := range parts {
+		if objs[i], err = d.work.Name(fmt.Sprintf("%s.part%d", filepath.Base(j.img), i), ext); err != nil {
+			return err
+		}
+	}
 	errs := make([]error, len(parts))
 	var compiled, cached atomic.Int64
 	var wg sync.WaitGroup
 	sp = d.on(g).Open(phase.Spec{Name: "parts", Detail: groupName(g.key), Event: "Codegen parts"})
 	for i, p := range parts {
-		ext := "o"
-		if nvptx {
-			ext = "cubin"
-		}
-		obj, err := d.work.Name(fmt.Sprintf("%s.part%d", filepath.Base(j.img), i), ext)
-		if err != nil {
-			return err
-		}
-		objs[i] = obj
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			hit, err := d.partObject(ctx, &pc, p, obj)
+			hit, err := d.partObject(ctx, &pc, p, objs[i])
 			errs[i] = err
 			if hit {
 				cached.Add(1)
@@ -356,8 +363,15 @@ func (d *driver) partObject(ctx context.Context, pc *partCompiler, p split.Parti
 			return false, err
 		}
 		argv := []string{pc.ptxas, pc.bits, "-O3", "--gpu-name", pc.cpu, "--output-file", obj, ptx, "-c"}
-		// ptxas runs, of every group's parts, at most one per CPU
-		d.ptxasOnce.Do(func() { d.ptxasSem = run.NewSemaphore(max(d.env.NumCPU, 1)) })
+		// ptxas runs, of every group's parts, at most --wrapper-jobs (or
+		// one per CPU) at once
+		d.ptxasOnce.Do(func() {
+			n := d.opt.Jobs
+			if n <= 0 {
+				n = d.env.CPUs()
+			}
+			d.ptxasSem = run.NewSemaphore(n)
+		})
 		release, err := d.ptxasSem.Acquire(ctx)
 		if err != nil {
 			return false, err

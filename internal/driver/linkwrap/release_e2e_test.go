@@ -383,3 +383,43 @@ func TestReleaseSettleFromInputs(t *testing.T) {
 	out = link([]string{"OFFLOAD_KIT_LLVM_RELEASE=22"}, "s19.o")
 	assert.Contains(t, out, "warning: behaving as LLVM 22 ($OFFLOAD_KIT_LLVM_RELEASE), but the inputs carry entry section omp_offloading_entries in s19.o (LLVM 16 to 19)")
 }
+
+// TestReleasePartitions: --device-partitions with each release's clang.
+// Partitions follow LLVM 22's LTO, so an LLVM 16 or 19 link says why it is
+// not partitioned and links whole; LLVM 22's is partitioned. Every program
+// prints what the release's own wrapper's link of it prints.
+func TestReleasePartitions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test")
+	}
+	bin := buildWrapper(t)
+	for _, major := range matrixReleases() {
+		t.Run(fmt.Sprintf("llvm%d", major), func(t *testing.T) {
+			k := newReleaseKit(t, major, "-fopenmp-targets=x86_64-unknown-linux-gnu")
+			k.compile = append(k.compile, "-foffload-lto")
+			outputs := map[string]string{}
+			for _, who := range []string{"reference", "ours"} {
+				var wrapper []string
+				if who == "ours" {
+					wrapper = []string{"-B" + bin, "-Xlinker", "--device-partitions=3", "-Xlinker", "--wrapper-verbose"}
+				}
+				dir := t.TempDir()
+				compileIn(t, k, dir, nil, "xtu_main.c", "xtu_dev.c")
+				linkOut, err := try(dir, nil, cmdline(k.clang, k.link, "-foffload-lto", wrapper, "xtu_main.o", "xtu_dev.o", "-o", "app")...)
+				require.NoError(t, err, "%s link:\n%s", who, linkOut)
+				if who == "ours" {
+					if major == 22 {
+						assert.Regexp(t, `device link for x86_64-unknown-linux-gnu: \d parts, \d compiled, 0 from the cache`, linkOut)
+					} else {
+						assert.Contains(t, linkOut, fmt.Sprintf("device link for x86_64-unknown-linux-gnu: not partitioned: the link behaves as LLVM %d's; partitions follow LLVM 22's LTO", major))
+					}
+				}
+				out, err := try(dir, k.runEnv(), "./app")
+				require.NoError(t, err, "%s program:\n%s", who, out)
+				outputs[who] = out
+			}
+			assert.Equal(t, outputs["reference"], outputs["ours"])
+			assert.True(t, strings.HasPrefix(outputs["ours"], "on_device=1\n"), "%q", outputs["ours"])
+		})
+	}
+}
