@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/offload-kit/offload-kit/format/triple"
 	"github.com/offload-kit/offload-kit/internal/llvm"
 )
 
@@ -65,14 +66,15 @@ func (p *Pool) Library() (path, version string) { return p.lib, p.version }
 // independent for CPU targets, whose device code is a shared object (as
 // ld.lld's and the gold plugin's LTO make it for -shared); the targets'
 // default for GPUs and SPIR-V.
-func relocFor(triple string) llvm.RelocMode {
-	for _, gpu := range []string{"amdgcn", "nvptx", "spir"} {
-		if strings.HasPrefix(triple, gpu) {
-			return llvm.RelocDefault
-		}
+func relocFor(s string) llvm.RelocMode {
+	if t := triple.Parse(s); t.IsGPU() || t.Arch == "spir" || t.Arch == "spir64" {
+		return llvm.RelocDefault
 	}
 	return llvm.RelocPIC
 }
+
+// isNVPTX: code generation for triple emits PTX text, not an object.
+func isNVPTX(s string) bool { return triple.Parse(s).IsNVPTX() }
 
 func parseLevel(s string) (llvm.CodeGenOptLevel, error) {
 	n, err := strconv.Atoi(s)

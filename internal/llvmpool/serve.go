@@ -386,7 +386,7 @@ func (s *server) codegen(c *llvm.Context, name string, text []byte, triple, cpu,
 	}
 	defer tm.Dispose()
 	ft := llvm.ObjectFile
-	if strings.HasPrefix(m.Target(), "nvptx") {
+	if isNVPTX(m.Target()) {
 		ft = llvm.AssemblyFile // NVPTX's object is its PTX text (ptxas assembles it)
 	}
 	obj, err := tm.Emit(nil, m, ft)
